@@ -1,0 +1,79 @@
+/**
+ * Compiles the test contracts with solc-js (the `solc` npm package: the compiler as
+ * WebAssembly, nothing downloaded). Output is cached on disk keyed by the sources and the
+ * compiler version, so only the first run pays the ~3 s compile.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Abi, Hex } from 'viem';
+
+const require = createRequire(import.meta.url);
+const here = dirname(fileURLToPath(import.meta.url));
+const contractsDir = join(here, '..', 'contracts');
+const cacheDir = join(here, '..', 'node_modules', '.cache', 'signet-testchain');
+
+export type Artifact = { abi: Abi; bytecode: Hex };
+export type Artifacts = Record<string, Artifact>;
+
+type SolcOutput = {
+  errors?: { severity: string; formattedMessage: string }[];
+  contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+};
+
+export function compileContracts(): Artifacts {
+  const files = readdirSync(contractsDir)
+    .filter((f) => f.endsWith('.sol'))
+    .sort();
+  const sources = Object.fromEntries(files.map((file) => [file, { content: readFileSync(join(contractsDir, file), 'utf8') }]));
+  const solcVersion: string = require('solc/package.json').version;
+  const key = createHash('sha256').update(solcVersion).update(JSON.stringify(sources)).digest('hex').slice(0, 16);
+  const cacheFile = join(cacheDir, `${key}.json`);
+  try {
+    return JSON.parse(readFileSync(cacheFile, 'utf8')) as Artifacts;
+  } catch {
+    // not cached yet
+  }
+
+  const solc = require('solc') as { compile(input: string): string };
+  const input = {
+    language: 'Solidity',
+    sources,
+    settings: {
+      // paris: runs on every node version and hardfork the tests use.
+      evmVersion: 'paris',
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) {
+    throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  }
+  const artifacts: Artifacts = {};
+  for (const file of Object.values(output.contracts)) {
+    for (const [name, contract] of Object.entries(file)) {
+      artifacts[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+    }
+  }
+  mkdirSync(cacheDir, { recursive: true });
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(artifacts));
+  renameSync(tmp, cacheFile);
+  return artifacts;
+}
+
+/** Prebuilt artifacts of the real ENS contracts, as published by ENS on npm. */
+export function ensArtifacts(): { registry: Artifact; publicResolver: Artifact } {
+  const load = (path: string): Artifact => {
+    const json = require(path) as { abi: Abi; bytecode: Hex };
+    return { abi: json.abi, bytecode: json.bytecode };
+  };
+  return {
+    registry: load('@ensdomains/ens/build/contracts/ENSRegistry.json'),
+    publicResolver: load('@ensdomains/resolver/build/contracts/PublicResolver.json'),
+  };
+}
