@@ -1,0 +1,103 @@
+/**
+ * Every way a sign-in message can fail, as a stable string. Callers switch on `type`, never
+ * on message text. New types may be added; existing ones are never renamed.
+ */
+export const SIWE_ERROR_TYPES = [
+  /** The text is not an EIP-4361 message (missing, extra or out-of-order lines, malformed scheme or chain id). */
+  'UNABLE_TO_PARSE',
+  /** The domain line is not an RFC 3986 authority. */
+  'INVALID_DOMAIN',
+  /** The domain is not the one expected (or not in the allow-list). */
+  'DOMAIN_MISMATCH',
+  /** The optional scheme before the domain is not the expected one. */
+  'SCHEME_MISMATCH',
+  /** The URI is not an RFC 3986 URI. */
+  'INVALID_URI',
+  /** The URI is not the expected one (or does not have the expected origin). */
+  'URI_MISMATCH',
+  /** The nonce is not the expected one. */
+  'NONCE_MISMATCH',
+  /** The nonce is not 8 or more ASCII letters and digits. */
+  'INVALID_NONCE',
+  /** The address is not 0x + 40 hex digits with a valid EIP-55 checksum. */
+  'INVALID_ADDRESS',
+  /** The address is not the one required. */
+  'ADDRESS_MISMATCH',
+  /** The version is not 1. */
+  'INVALID_MESSAGE_VERSION',
+  /** The chain id is not in the allow-list, or not the one required. */
+  'CHAIN_NOT_ALLOWED',
+  /** A timestamp is not an RFC 3339 date-time. */
+  'INVALID_TIME_FORMAT',
+  /** The statement contains characters EIP-4361 does not allow, or is missing when required. */
+  'INVALID_STATEMENT',
+  /** The request id is not a sequence of URI path characters. */
+  'INVALID_REQUEST_ID',
+  /** A resource is not an RFC 3986 URI. */
+  'INVALID_RESOURCE',
+  /** The first resource is not the one expected (for Signet: the client's redirect_uri). */
+  'RESOURCE_MISMATCH',
+  /** expirationTime has passed. */
+  'EXPIRED_MESSAGE',
+  /** notBefore has not been reached. */
+  'NOT_YET_VALID_MESSAGE',
+  /** issuedAt is later than now (beyond the allowed clock skew). */
+  'ISSUED_IN_FUTURE',
+  /** issuedAt is older than allowed (max age, or before the sign-in began). */
+  'MESSAGE_TOO_OLD',
+  /** The signature is malformed or was not made by the message's address. */
+  'INVALID_SIGNATURE',
+  /** The chain's JSON-RPC node could not be reached, so a contract wallet could not be checked. */
+  'RPC_UNAVAILABLE',
+] as const;
+
+export type SiweErrorType = (typeof SIWE_ERROR_TYPES)[number];
+
+/** The message fields an error can point at. */
+export type SiweField =
+  | 'message'
+  | 'scheme'
+  | 'domain'
+  | 'address'
+  | 'statement'
+  | 'uri'
+  | 'version'
+  | 'chainId'
+  | 'nonce'
+  | 'issuedAt'
+  | 'expirationTime'
+  | 'notBefore'
+  | 'requestId'
+  | 'resources'
+  | 'signature';
+
+export type SiweErrorOptions = {
+  field?: SiweField;
+  /** 1-based line of the message text the error is about (parse errors). */
+  line?: number;
+  expected?: unknown;
+  received?: unknown;
+  cause?: unknown;
+};
+
+export class SiweError extends Error {
+  override readonly name = 'SiweError';
+  readonly type: SiweErrorType;
+  readonly field?: SiweField;
+  readonly line?: number;
+  readonly expected?: unknown;
+  readonly received?: unknown;
+
+  constructor(type: SiweErrorType, message: string, options: SiweErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.type = type;
+    this.field = options.field;
+    this.line = options.line;
+    this.expected = options.expected;
+    this.received = options.received;
+  }
+}
+
+export function isSiweError(error: unknown, type?: SiweErrorType): error is SiweError {
+  return error instanceof SiweError && (type === undefined || error.type === type);
+}

@@ -1,0 +1,95 @@
+/**
+ * The lexical rules EIP-4361 borrows from RFC 3986 (URI, authority) and RFC 3339
+ * (date-time), as anchored regular expressions built from the RFCs' ABNF. Each is linear
+ * in its input (no nested quantifiers over overlapping classes).
+ */
+
+const HEX = '[0-9A-Fa-f]';
+const UNRESERVED = 'A-Za-z0-9\\-._~';
+const SUB_DELIMS = "!$&'()*+,;=";
+const PCT_ENCODED = `%${HEX}${HEX}`;
+const PCHAR = `(?:[${UNRESERVED}${SUB_DELIMS}:@]|${PCT_ENCODED})`;
+
+const DEC_OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9][0-9]|[0-9])';
+const IPV4 = `${DEC_OCTET}\\.${DEC_OCTET}\\.${DEC_OCTET}\\.${DEC_OCTET}`;
+const H16 = `${HEX}{1,4}`;
+const LS32 = `(?:${H16}:${H16}|${IPV4})`;
+
+/** RFC 3986 IPv6address: the nine alternatives of its ABNF. */
+const IPV6 = (() => {
+  const rep = (n: number) => (n === 0 ? '' : `(?:${H16}:){${n}}`);
+  const head = (max: number) => (max < 0 ? '' : `(?:(?:${H16}:){0,${max}}${H16})?`);
+  return `(?:${[
+    `${rep(6)}${LS32}`,
+    `::${rep(5)}${LS32}`,
+    `${head(0)}::${rep(4)}${LS32}`,
+    `${head(1)}::${rep(3)}${LS32}`,
+    `${head(2)}::${rep(2)}${LS32}`,
+    `${head(3)}::${H16}:${LS32}`,
+    `${head(4)}::${LS32}`,
+    `${head(5)}::${H16}`,
+    `${head(6)}::`,
+  ].join('|')})`;
+})();
+const IPV_FUTURE = `v${HEX}+\\.[${UNRESERVED}${SUB_DELIMS}:]+`;
+const IP_LITERAL = `\\[(?:${IPV6}|${IPV_FUTURE})\\]`;
+const REG_NAME = `(?:[${UNRESERVED}${SUB_DELIMS}]|${PCT_ENCODED})*`;
+const HOST = `(?:${IP_LITERAL}|${REG_NAME})`;
+const USERINFO = `(?:[${UNRESERVED}${SUB_DELIMS}:]|${PCT_ENCODED})*`;
+const PORT = '[0-9]*';
+const AUTHORITY = `(?:${USERINFO}@)?${HOST}(?::${PORT})?`;
+
+const SEGMENT = `${PCHAR}*`;
+const SEGMENT_NZ = `${PCHAR}+`;
+const PATH_ABEMPTY = `(?:/${SEGMENT})*`;
+const PATH_ABSOLUTE = `/(?:${SEGMENT_NZ}(?:/${SEGMENT})*)?`;
+const PATH_ROOTLESS = `${SEGMENT_NZ}(?:/${SEGMENT})*`;
+const HIER_PART = `(?://${AUTHORITY}${PATH_ABEMPTY}|${PATH_ABSOLUTE}|${PATH_ROOTLESS}|)`;
+const QUERY = `(?:${PCHAR}|[/?])*`;
+const SCHEME = '[A-Za-z][A-Za-z0-9+\\-.]*';
+
+export const SCHEME_RE = new RegExp(`^${SCHEME}$`);
+/** RFC 3986 authority with a non-empty host (a sign-in domain must name a host). */
+export const AUTHORITY_RE = new RegExp(`^(?:${USERINFO}@)?(?!:|$)${HOST}(?::${PORT})?$`);
+export const URI_RE = new RegExp(`^${SCHEME}:${HIER_PART}(?:\\?${QUERY})?(?:#${QUERY})?$`);
+export const REQUEST_ID_RE = new RegExp(`^${PCHAR}*$`);
+
+/** EIP-4361 statement: reserved / unreserved / space; no line break. */
+export const STATEMENT_RE = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]*$/;
+export const NONCE_RE = /^[A-Za-z0-9]{8,}$/;
+export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+/** Decimal chain id without leading zeros (stricter than the ABNF's 1*DIGIT: one spelling per id). */
+export const CHAIN_ID_RE = /^[1-9][0-9]*$/;
+
+/** RFC 3339 date-time; the letters T and Z may be lower case (ABNF literals are case-insensitive). */
+const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/**
+ * Parses an RFC 3339 date-time to epoch milliseconds, or returns undefined when the text is
+ * not one (wrong shape, month 13, 30 February, hour 24, offset minutes 60, …).
+ */
+export function parseDateTime(text: string): number | undefined {
+  const m = DATE_TIME_RE.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 60) return undefined;
+  let offsetMinutes = 0;
+  if (!m[8]) {
+    const offsetHour = Number(m[10]);
+    const offsetMinute = Number(m[11]);
+    if (offsetHour > 23 || offsetMinute > 59) return undefined;
+    offsetMinutes = (m[9] === '-' ? -1 : 1) * (offsetHour * 60 + offsetMinute);
+  }
+  const millis = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  // Date.UTC maps years 0-99 onto 1900-1999; set the full year explicitly.
+  const date = new Date(utc);
+  date.setUTCFullYear(year);
+  return date.getTime() - offsetMinutes * 60_000;
+}

@@ -1,0 +1,30 @@
+export { type ChainRegistry, type ChainRegistryOptions, createChainRegistry, rpcUrlsFromSettings } from './chains.ts';
+export { type CreateSiweMessageParameters, createSiweMessage } from './create.ts';
+export {
+  createEnhancedVerifier,
+  ENHANCED_VERIFIER_DEFAULTS,
+  type EnhancedVerifier,
+  type EnhancedVerifierConfig,
+  type EnhancedVerifyParameters,
+} from './enhanced.ts';
+export {
+  isSiweError,
+  SIWE_ERROR_TYPES,
+  SiweError,
+  type SiweErrorOptions,
+  type SiweErrorType,
+  type SiweField,
+} from './errors.ts';
+export { type SiweMessage, siweTime } from './message.ts';
+export { generateNonce } from './nonce.ts';
+export { parseSiweMessage } from './parse.ts';
+export { personalSignHash, recoverPersonalSignAddress } from './recover.ts';
+export { DEFAULT_CLOCK_SKEW_MS, type SiweExpectations, validateSiweMessage } from './validate.ts';
+export {
+  type SiweVerificationClient,
+  type SiweVerificationMethod,
+  type VerifySiweSignatureParameters,
+  type VerifySiweSignatureReturnType,
+  verifySiweSignature,
+} from './verify.ts';
+export { type VerifySiweParameters, verifySiwe } from './verifySiwe.ts';

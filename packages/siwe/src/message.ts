@@ -1,0 +1,124 @@
+import { type Address, checksumAddress } from 'viem';
+import { SiweError, type SiweField } from './errors.ts';
+import { ADDRESS_RE, AUTHORITY_RE, NONCE_RE, parseDateTime, REQUEST_ID_RE, SCHEME_RE, STATEMENT_RE, URI_RE } from './grammar.ts';
+
+/**
+ * A parsed EIP-4361 message. Timestamps keep the exact text of the message (RFC 3339, any
+ * offset, any precision) so that formatting a parsed message gives back the same bytes;
+ * `siweTime()` turns one into epoch milliseconds.
+ */
+export type SiweMessage = {
+  scheme?: string;
+  domain: string;
+  address: Address;
+  statement?: string;
+  uri: string;
+  version: '1';
+  chainId: number;
+  nonce: string;
+  issuedAt: string;
+  expirationTime?: string;
+  notBefore?: string;
+  requestId?: string;
+  resources?: string[];
+};
+
+export const PREAMBLE_SUFFIX = ' wants you to sign in with your Ethereum account:';
+
+type FieldCheck = { field: SiweField; test(value: string): boolean; fail(value: string): SiweError };
+
+const check = (
+  field: SiweField,
+  test: (value: string) => boolean,
+  type: ConstructorParameters<typeof SiweError>[0],
+  describe: (value: string) => string,
+): FieldCheck => ({
+  field,
+  test,
+  fail: (value) => new SiweError(type, describe(value), { field, received: value }),
+});
+
+const quote = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+
+/** The grammar of each field, shared by the parser and the formatter. */
+export const FIELD_CHECKS = {
+  scheme: check(
+    'scheme',
+    (v) => SCHEME_RE.test(v),
+    'UNABLE_TO_PARSE',
+    (v) => `scheme ${quote(v)} is not an RFC 3986 scheme`,
+  ),
+  domain: check(
+    'domain',
+    (v) => AUTHORITY_RE.test(v),
+    'INVALID_DOMAIN',
+    (v) => `domain ${quote(v)} is not an RFC 3986 authority`,
+  ),
+  address: check(
+    'address',
+    (v) => ADDRESS_RE.test(v) && checksumAddress(v as Address) === v,
+    'INVALID_ADDRESS',
+    (v) =>
+      ADDRESS_RE.test(v)
+        ? `address ${v} is not EIP-55 checksummed (expected ${checksumAddress(v as Address)})`
+        : `address ${quote(v)} is not 0x followed by 40 hex digits`,
+  ),
+  statement: check(
+    'statement',
+    (v) => STATEMENT_RE.test(v),
+    'INVALID_STATEMENT',
+    (v) =>
+      `statement ${quote(v)} has characters EIP-4361 does not allow (only URI reserved/unreserved characters and spaces, one line)`,
+  ),
+  uri: check(
+    'uri',
+    (v) => URI_RE.test(v),
+    'INVALID_URI',
+    (v) => `URI ${quote(v)} is not an RFC 3986 URI`,
+  ),
+  nonce: check(
+    'nonce',
+    (v) => NONCE_RE.test(v),
+    'INVALID_NONCE',
+    (v) => `nonce ${quote(v)} is not 8 or more letters and digits`,
+  ),
+  issuedAt: check(
+    'issuedAt',
+    (v) => parseDateTime(v) !== undefined,
+    'INVALID_TIME_FORMAT',
+    (v) => `Issued At ${quote(v)} is not an RFC 3339 date-time`,
+  ),
+  expirationTime: check(
+    'expirationTime',
+    (v) => parseDateTime(v) !== undefined,
+    'INVALID_TIME_FORMAT',
+    (v) => `Expiration Time ${quote(v)} is not an RFC 3339 date-time`,
+  ),
+  notBefore: check(
+    'notBefore',
+    (v) => parseDateTime(v) !== undefined,
+    'INVALID_TIME_FORMAT',
+    (v) => `Not Before ${quote(v)} is not an RFC 3339 date-time`,
+  ),
+  requestId: check(
+    'requestId',
+    (v) => REQUEST_ID_RE.test(v),
+    'INVALID_REQUEST_ID',
+    (v) => `Request ID ${quote(v)} has characters outside URI path characters`,
+  ),
+  resources: check(
+    'resources',
+    (v) => URI_RE.test(v),
+    'INVALID_RESOURCE',
+    (v) => `resource ${quote(v)} is not an RFC 3986 URI`,
+  ),
+} satisfies Partial<Record<SiweField, FieldCheck>>;
+
+/** Epoch milliseconds of one of a message's timestamps (which parsing already validated). */
+export function siweTime(value: string): number {
+  const time = parseDateTime(value);
+  if (time === undefined) {
+    throw new SiweError('INVALID_TIME_FORMAT', `${quote(value)} is not an RFC 3339 date-time`, { received: value });
+  }
+  return time;
+}

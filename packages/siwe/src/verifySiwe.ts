@@ -1,0 +1,20 @@
+import { parseSiweMessage } from './parse.ts';
+import { type SiweExpectations, validateSiweMessage } from './validate.ts';
+import { type SiweVerificationClient, type VerifySiweSignatureReturnType, verifyParsedSignature } from './verify.ts';
+
+export type VerifySiweParameters = {
+  /** The message text exactly as the wallet signed it. */
+  message: string;
+  signature: string;
+  expect?: SiweExpectations;
+  client?: SiweVerificationClient;
+};
+
+/**
+ * The whole check, in order: parse strictly, validate against `expect`, then verify the
+ * signature (offline for EOAs). Cheap checks run first, so a bad message never costs an RPC call.
+ */
+export async function verifySiwe(parameters: VerifySiweParameters): Promise<VerifySiweSignatureReturnType> {
+  const message = validateSiweMessage(parseSiweMessage(parameters.message), parameters.expect);
+  return verifyParsedSignature(message, parameters.message, parameters.signature, parameters.client);
+}
