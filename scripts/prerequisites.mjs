@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+/**
+ * Run before `npm test`: makes sure the real parts the suite uses are here, so that a fresh
+ * machine needs nothing but `npm install && npm test`.
+ *
+ *  - a Redis server answering at REDIS_URL (default redis://127.0.0.1:6379): started if the
+ *    binary exists, installed from Debian first if it does not (root only);
+ *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only).
+ *
+ * Where it cannot install (not root, no apt), it stops at once with the exact command to run.
+ * It never lets tests be skipped.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+
+const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const redisHost = redisUrl.hostname || '127.0.0.1';
+const redisPort = Number(redisUrl.port || 6379);
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const isRoot = process.getuid?.() === 0;
+const hasApt = existsSync('/usr/bin/apt-get');
+
+function fail(message) {
+  console.error(`\n✗ npm test needs: ${message}\n`);
+  process.exit(1);
+}
+
+function which(binary) {
+  return spawnSync('sh', ['-c', `command -v ${binary}`], { encoding: 'utf8' }).stdout.trim() || undefined;
+}
+
+let aptUpdated = false;
+function aptInstall(packages, why) {
+  if (!isRoot || !hasApt) {
+    fail(`${why}. Install it with:\n    sudo apt-get update && sudo apt-get install -y ${packages.join(' ')}`);
+  }
+  console.log(`prerequisites: installing ${packages.join(' ')} from Debian (${why})`);
+  const run = (args) => {
+    const result = spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    if (result.status !== 0) fail(`apt-get ${args.join(' ')} failed; run it by hand and retry`);
+  };
+  if (!aptUpdated) run(['update']);
+  aptUpdated = true;
+  run(['install', '-y', '--no-install-recommends', ...packages]);
+}
+
+function answers(host, port) {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => {
+      socket.write('PING\r\n');
+      socket.once('data', (data) => done(data.toString().startsWith('+PONG') || data.toString().startsWith('-NOAUTH')));
+    });
+  });
+}
+
+async function ensureRedis() {
+  if (await answers(redisHost, redisPort)) return;
+  const local = ['127.0.0.1', 'localhost', '::1'].includes(redisHost);
+  if (!local) fail(`a Redis server at ${redisUrl.href} (REDIS_URL), and none answers there`);
+  if (!which('redis-server')) aptInstall(['redis-server'], 'a Redis server for the storage and nonce-store tests');
+  console.log(`prerequisites: starting redis-server on port ${redisPort}`);
+  execFileSync('redis-server', [
+    '--daemonize',
+    'yes',
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(redisPort),
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ]);
+  for (let i = 0; i < 50; i++) {
+    if (await answers(redisHost, redisPort)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  fail(`redis-server was started but does not answer on ${redisHost}:${redisPort}`);
+}
+
+function ensureChromium() {
+  if (existsSync(chromium)) return;
+  if (process.env.CHROMIUM_PATH) fail(`Chromium at CHROMIUM_PATH=${chromium}, which does not exist`);
+  aptInstall(['chromium'], "Debian's Chromium for the browser tests");
+  if (!existsSync(chromium)) fail(`Chromium at ${chromium} after installing it`);
+}
+
+await ensureRedis();
+ensureChromium();
+console.log(`prerequisites: redis at ${redisHost}:${redisPort}, chromium at ${chromium}`);
