@@ -1,0 +1,53 @@
+/**
+ * Accounts are Ethereum accounts on a chain: the account id (and the public `sub`) is the
+ * CAIP-10 id `eip155:<chainId>:<EIP-55 address>`. What a sign-in learned (the signed message,
+ * the ENS name and avatar) is kept per grant, so the claims of a token are those of the
+ * sign-in that produced it.
+ */
+import { type Address, getAddress } from 'viem';
+import type { Store } from './storage/index.ts';
+
+export type SignInRecord = {
+  accountId: string;
+  address: Address;
+  chainId: number;
+  message: string;
+  signature: string;
+  method: 'eoa' | 'eip1271' | 'eip6492';
+  ensName?: string;
+  avatar?: string;
+  signedInAt: number;
+};
+
+export const accountIdOf = (chainId: number, address: string) => `eip155:${chainId}:${getAddress(address)}`;
+
+export function parseAccountId(accountId: string): { chainId: number; address: Address } | undefined {
+  const match = /^eip155:([1-9][0-9]*):(0x[0-9a-fA-F]{40})$/.exec(accountId);
+  return match ? { chainId: Number(match[1]), address: getAddress(match[2] as string) } : undefined;
+}
+
+const recordKey = (grantId: string) => `signin:${grantId}`;
+
+export async function saveSignIn(store: Store, grantId: string, record: SignInRecord, ttlSeconds: number): Promise<void> {
+  await store.set(recordKey(grantId), JSON.stringify(record), ttlSeconds);
+}
+
+export async function loadSignIn(store: Store, grantId: string | undefined): Promise<SignInRecord | undefined> {
+  if (!grantId) return undefined;
+  const raw = await store.get(recordKey(grantId));
+  return raw === undefined ? undefined : (JSON.parse(raw) as SignInRecord);
+}
+
+/** The claims of an account, before oidc-provider filters them by the granted scopes. */
+export function claimsOf(accountId: string, record: SignInRecord | undefined): { sub: string } & Record<string, string> {
+  const parsed = parseAccountId(accountId);
+  const claims: { sub: string } & Record<string, string> = { sub: accountId };
+  const username = record?.ensName ?? parsed?.address;
+  if (username) claims.preferred_username = username;
+  if (record?.avatar) claims.picture = record.avatar;
+  if (record) {
+    claims.siwe_message = record.message;
+    claims.siwe_signature = record.signature;
+  }
+  return claims;
+}

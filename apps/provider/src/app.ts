@@ -1,0 +1,220 @@
+/**
+ * buildApp(config): everything the provider is, as one request listener, without
+ * listening. server.ts listens; tests call buildApp in process or run server.ts.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Router from '@koa/router';
+import { createChainRegistry } from '@signet/siwe';
+import type { Context, Next } from 'koa';
+import type { Provider } from 'oidc-provider';
+import { type Config, ConfigError } from './config.ts';
+import { createEnsResolver } from './ens.ts';
+import { InteractionError } from './interaction/errors.ts';
+import { interactionRoutes } from './interaction/routes.ts';
+import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
+import { createRateLimits, type LimitBucket } from './limits.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { createProvider } from './oidc.ts';
+import { PROFILES } from './profiles.ts';
+import { createSecurity } from './security.ts';
+import type { Services } from './services.ts';
+import { serveStatic, webAssets } from './static.ts';
+import { createStore, StorageUnavailableError, type Store } from './storage/index.ts';
+
+export type App = {
+  /** Node request listener: hand it to http.createServer. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  services: Services;
+  provider(): Provider;
+  /** Re-reads the signing keys now, rebuilding the provider if they changed. */
+  reloadKeys(): Promise<boolean>;
+  close(): Promise<void>;
+};
+
+export type BuildOptions = {
+  logger?: Logger;
+  store?: Store;
+  /** How often to look for keys rotated by another process (ms, default 30 s; 0 = never). */
+  keyRefreshMs?: number;
+};
+
+async function validateStaticClients(provider: Provider, config: Config) {
+  for (const [index, metadata] of config.staticClients.entries()) {
+    try {
+      await provider.Client.validate(metadata as never);
+    } catch (error) {
+      const description = (error as { error_description?: string }).error_description ?? (error as Error).message;
+      throw new ConfigError(`CLIENTS_FILE: entry ${index} (client_id ${String(metadata.client_id)}): ${description}`);
+    }
+  }
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  if (config.storage.kind === 'memory') {
+    logger.warn('STORAGE_URL=memory: everything is lost when this process stops; use it for tests only');
+  }
+  const store = options.store ?? createStore(config);
+  try {
+    await store.ping();
+  } catch (error) {
+    await store.close();
+    throw new ConfigError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
+  }
+
+  const metrics: Metrics = createMetrics();
+  const security = createSecurity({ imageSources: ['https:', 'http://localhost:*', 'http://127.0.0.1:*'] });
+  const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
+  const ens = createEnsResolver({
+    rpcUrl: config.ens.rpcUrl,
+    universalResolver: config.ens.universalResolver,
+    cacheTtlSeconds: config.ens.cacheTtlSeconds,
+    timeoutMs: config.ens.timeoutMs,
+    store,
+    logger,
+    onLookup: (outcome) => metrics.ensLookup(outcome),
+  });
+  const limits = createRateLimits(store, config, logger, metrics);
+  const assets = webAssets();
+
+  let keys = await ensureSigningKeys(store);
+  const cookieKeys = await ensureCookieKeys(store, config.cookieKeys);
+  const pairwiseSalt = await ensurePairwiseSalt(store);
+
+  let current: { provider: Provider; handler: App['handler'] };
+  const services: Services = {
+    config,
+    store,
+    logger,
+    chains,
+    ens,
+    metrics,
+    limits,
+    security,
+    assets,
+    provider: () => current.provider,
+  };
+
+  const build = () => {
+    const provider = createProvider({ config, store, logger, jwks: providerJwks(keys), cookieKeys, pairwiseSalt });
+    mount(provider, services);
+    for (const [event, kind] of [
+      ['authorization_code.saved', 'authorization_code'],
+      ['access_token.saved', 'access_token'],
+      ['refresh_token.saved', 'refresh_token'],
+    ] as const) {
+      (provider as unknown as { on(event: string, listener: () => void): void }).on(event, () => metrics.tokenIssued(kind));
+    }
+    return { provider, handler: provider.callback() as App['handler'] };
+  };
+  current = build();
+  await validateStaticClients(current.provider, config);
+
+  const reloadKeys = async () => {
+    const latest = await listSigningKeys(store);
+    if (latest.length === 0 || keySetVersion(latest) === keySetVersion(keys)) return false;
+    keys = latest;
+    current = build();
+    logger.info({ kids: keys.map((k) => k.kid) }, 'signing keys changed; provider reloaded');
+    return true;
+  };
+  const refreshMs = options.keyRefreshMs ?? 30_000;
+  const timer =
+    refreshMs > 0
+      ? setInterval(() => {
+          reloadKeys().catch((error) => logger.warn({ err: error }, 'could not check for rotated signing keys'));
+        }, refreshMs)
+      : undefined;
+  timer?.unref();
+
+  return {
+    handler: (req, res) => current.handler(req, res),
+    services,
+    provider: () => current.provider,
+    reloadKeys,
+    async close() {
+      if (timer) clearInterval(timer);
+      await store.close();
+    },
+  };
+}
+
+/** Signet's routes and middleware on an oidc-provider instance (itself a Koa app). */
+function mount(provider: Provider, services: Services) {
+  const { config, logger, metrics, security, limits } = services;
+  const profile = PROFILES[config.profile];
+
+  // Storage outages and rate limits: a clear 503 / 429, never a hang or a bare 500. Errors
+  // inside oidc-provider's own routes are handled there (500 server_error); its server_error
+  // event tells us when storage was the cause, and the response becomes a 503.
+  const storageFailed = new WeakSet<object>();
+  provider.on('server_error', (ctx: Context, error: Error) => {
+    if (error instanceof StorageUnavailableError || (error as { cause?: unknown }).cause instanceof StorageUnavailableError) {
+      storageFailed.add(ctx);
+      metrics.storageError(ctx.path);
+    }
+  });
+  provider.use(async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      const failure =
+        error instanceof InteractionError
+          ? error
+          : error instanceof StorageUnavailableError
+            ? new InteractionError('STORAGE_UNAVAILABLE', 'storage is unavailable; try again shortly')
+            : undefined;
+      if (!failure) throw error;
+      if (failure.code === 'STORAGE_UNAVAILABLE') metrics.storageError(ctx.path);
+      ctx.status = failure.status;
+      ctx.body = {
+        error: failure.code === 'RATE_LIMITED' ? 'rate_limited' : 'temporarily_unavailable',
+        error_description: failure.message,
+      };
+      return;
+    }
+    if (storageFailed.has(ctx)) {
+      ctx.status = 503;
+      ctx.set('Retry-After', '5');
+      ctx.body = { error: 'temporarily_unavailable', error_description: 'storage is unavailable; try again shortly' };
+    }
+  });
+  provider.use(security.middleware);
+
+  const limitedRoutes: [string, LimitBucket][] = [
+    [profile.routes.registration, 'registration'],
+    [profile.routes.token, 'token'],
+  ];
+  provider.use(async (ctx: Context, next: Next) => {
+    if (ctx.method === 'POST') {
+      const bucket = limitedRoutes.find(([path]) => ctx.path === path)?.[1];
+      if (bucket) await limits.check(ctx, bucket);
+    }
+    await next();
+  });
+
+  const router = new Router();
+  router.get('/health', async (ctx) => {
+    const checks: Record<string, string> = {};
+    try {
+      await services.store.ping();
+      checks.storage = 'ok';
+    } catch (error) {
+      checks.storage = `unavailable: ${(error as Error).message}`;
+    }
+    const healthy = checks.storage === 'ok';
+    ctx.status = healthy ? 200 : 503;
+    ctx.set('cache-control', 'no-store');
+    ctx.body = { status: healthy ? 'ok' : 'unavailable', storage: checks.storage, profile: config.profile };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+  const interactions = interactionRoutes(services);
+  provider.use(router.routes());
+  provider.use(interactions.routes());
+  provider.use(serveStatic('/assets/', services.assets.directory));
+  logger.debug({ profile: config.profile }, 'routes mounted');
+}

@@ -1,0 +1,39 @@
+/**
+ * Client rules Signet adds to oidc-provider's own validation: redirect URIs are https,
+ * except http on loopback hosts (localhost, 127.0.0.1, [::1]) for development. The same
+ * check runs for dynamic registration, pre-registered clients (CLIENTS_FILE) and the CLI.
+ */
+import { errors } from 'oidc-provider';
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export function redirectUriProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.hash || value.includes('#')) return 'must not contain a fragment';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && (LOOPBACK.has(url.hostname) || url.hostname.endsWith('.localhost'))) return undefined;
+  return 'must use https (http is allowed only for localhost and loopback addresses)';
+}
+
+/** Throws (invalid_redirect_uri / invalid_client_metadata) for the first URI that breaks the rule. */
+export function assertRedirectUris(metadata: { redirect_uris?: unknown; post_logout_redirect_uris?: unknown }): void {
+  for (const field of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
+    const uris = metadata[field];
+    if (uris === undefined) continue;
+    if (!Array.isArray(uris)) continue; // oidc-provider reports the type error itself
+    for (const uri of uris) {
+      const problem = redirectUriProblem(uri);
+      if (problem) {
+        const message = `${field}: ${JSON.stringify(uri)} ${problem}`;
+        // oidc-provider answers invalid_redirect_uri for a description about redirect_uris.
+        throw new errors.InvalidClientMetadata(message);
+      }
+    }
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * Every setting of the provider, read from the environment and validated here, once, at
+ * start. A bad value throws a ConfigError naming the variable; nothing else in the provider
+ * reads `process.env`.
+ */
+import { readFileSync } from 'node:fs';
+import { rpcUrlsFromSettings } from '@signet/siwe';
+import { z } from 'zod';
+
+export type Profile = 'self-hosted' | 'hosted';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const bool = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return false;
+      const v = value.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off'].includes(v)) return false;
+      ctx.addIssue({ code: 'custom', message: `${name} must be true or false` });
+      return z.NEVER;
+    });
+
+const int = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return fallback;
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const httpUrl = (value: string) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const schema = z.object({
+  PORT: int(1, 65535, 3000),
+  HOST: optionalText.transform((v) => v ?? '0.0.0.0'),
+  ISSUER: optionalText.transform((value, ctx) => {
+    const url = httpUrl(value ?? 'http://localhost:3000');
+    if (!url || url.search || url.hash || url.username || url.password || url.pathname !== '/') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an http(s) origin such as https://login.example.com (no path, query or credentials)',
+      });
+      return z.NEVER;
+    }
+    return url;
+  }),
+  PROFILE: optionalText.transform((value, ctx) => {
+    const profile = value ?? 'self-hosted';
+    if (profile !== 'self-hosted' && profile !== 'hosted') {
+      ctx.addIssue({ code: 'custom', message: 'must be "self-hosted" or "hosted"' });
+      return z.NEVER;
+    }
+    return profile as Profile;
+  }),
+  STORAGE_URL: optionalText.transform((value, ctx) => {
+    const raw = value ?? 'sqlite:./data/signet.db';
+    if (raw === 'memory:') return { kind: 'memory' as const };
+    if (raw.startsWith('sqlite:')) {
+      const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+      if (path === '') {
+        ctx.addIssue({ code: 'custom', message: 'sqlite: needs a file path, e.g. sqlite:./data/signet.db' });
+        return z.NEVER;
+      }
+      return { kind: 'sqlite' as const, path };
+    }
+    if (raw.startsWith('redis://') || raw.startsWith('rediss://')) {
+      try {
+        new URL(raw);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'is not a valid redis:// URL' });
+        return z.NEVER;
+      }
+      return { kind: 'redis' as const, url: raw };
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be sqlite:<path>, redis://…, rediss://… or memory:' });
+    return z.NEVER;
+  }),
+  STORAGE_PREFIX: optionalText.transform((v) => v ?? 'signet:'),
+  ENS_RPC_URL: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    if (!httpUrl(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+      return z.NEVER;
+    }
+    return value;
+  }),
+  ENS_UNIVERSAL_RESOLVER: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a 0x-prefixed contract address' });
+      return z.NEVER;
+    }
+    return value as `0x${string}`;
+  }),
+  ENS_CACHE_TTL: int(0, 7 * 24 * 3600, 3600),
+  ENS_TIMEOUT_MS: int(100, 60_000, 2000),
+  RPC_TIMEOUT_MS: int(100, 60_000, 5000),
+  CHAIN_IDS: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const ids = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (ids.length === 0 || !ids.every((id) => /^[1-9][0-9]*$/.test(id) && Number.isSafeInteger(Number(id)))) {
+      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of chain ids, e.g. 1,10,137' });
+      return z.NEVER;
+    }
+    return [...new Set(ids.map(Number))];
+  }),
+  CLOCK_SKEW_SECONDS: int(0, 600, 60),
+  CLIENTS_FILE: optionalText,
+  COOKIE_KEYS: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const keys = value.split(',').map((s) => s.trim());
+    if (keys.some((k) => k.length < 32)) {
+      ctx.addIssue({ code: 'custom', message: 'must be comma-separated secrets of 32+ characters each (newest first)' });
+      return z.NEVER;
+    }
+    return keys;
+  }),
+  TRUST_PROXY: bool('TRUST_PROXY'),
+  LOG_LEVEL: optionalText.transform((value, ctx) => {
+    const level = value ?? 'info';
+    if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
+      ctx.addIssue({ code: 'custom', message: 'must be one of fatal, error, warn, info, debug, trace, silent' });
+      return z.NEVER;
+    }
+    return level as 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  }),
+  INTERACTION_BODY_LIMIT: int(1024, 1024 * 1024, 32 * 1024),
+  SIWE_STATEMENT: optionalText.transform((value, ctx) => {
+    if (value !== undefined && !/^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= {}]*$/.test(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: "may only use letters, digits, spaces and -._~:/?#[]@!$&'()*+,;= (EIP-4361), plus {client} and {host}",
+      });
+      return z.NEVER;
+    }
+    return value;
+  }),
+  REGISTRATION_TOKEN: optionalText.transform((value, ctx) => {
+    if (value !== undefined && value.length < 16) {
+      ctx.addIssue({ code: 'custom', message: 'must be at least 16 characters when set' });
+      return z.NEVER;
+    }
+    return value;
+  }),
+  SHUTDOWN_TIMEOUT_MS: int(0, 120_000, 10_000),
+  RATE_LIMIT_WINDOW_SECONDS: int(1, 3600, 60),
+  RATE_LIMIT_INTERACTION: int(0, 1_000_000, 30),
+  RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 20),
+  RATE_LIMIT_TOKEN: int(0, 1_000_000, 120),
+  RATE_LIMIT_FAIL_OPEN: bool('RATE_LIMIT_FAIL_OPEN'),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  /** The public base URL, without trailing slash (the hosted profile's issuer adds one). */
+  baseUrl: string;
+  /** The `iss` value: baseUrl, or baseUrl + "/" for the hosted profile. */
+  issuer: string;
+  /** host[:port] of the issuer: the SIWE domain. */
+  domain: string;
+  /** Origin of the issuer: the SIWE URI's required origin. */
+  origin: string;
+  profile: Profile;
+  storage: { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string };
+  storagePrefix: string;
+  rpcUrls: Record<number, string>;
+  rpcTimeoutMs: number;
+  ens: { rpcUrl?: string; universalResolver?: `0x${string}`; cacheTtlSeconds: number; timeoutMs: number };
+  chainIds: number[];
+  clockSkewSeconds: number;
+  clientsFile?: string;
+  staticClients: Record<string, unknown>[];
+  cookieKeys?: string[];
+  trustProxy: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  interactionBodyLimit: number;
+  statement?: string;
+  registrationToken?: string;
+  shutdownTimeoutMs: number;
+  /** Requests per client address per window (0 = no limit). */
+  rateLimits: { windowSeconds: number; interaction: number; registration: number; token: number; failOpen: boolean };
+};
+
+function readClientsFile(path: string): Record<string, unknown>[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`CLIENTS_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`CLIENTS_FILE: ${path} is not valid JSON (${(error as Error).message})`);
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError(`CLIENTS_FILE: ${path} must hold a JSON array of client metadata objects`);
+  parsed.forEach((entry, index) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new ConfigError(`CLIENTS_FILE: entry ${index} must be an object`);
+    }
+    if (typeof (entry as { client_id?: unknown }).client_id !== 'string') {
+      throw new ConfigError(`CLIENTS_FILE: entry ${index} has no client_id`);
+    }
+  });
+  const ids = parsed.map((entry) => (entry as { client_id: string }).client_id);
+  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (duplicate) throw new ConfigError(`CLIENTS_FILE: client_id ${duplicate} appears twice`);
+  return parsed as Record<string, unknown>[];
+}
+
+/** Reads and validates the settings; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const variable = String(issue?.path[0] ?? 'settings');
+    throw new ConfigError(
+      `${variable}: ${issue?.message ?? 'invalid'}${env[variable] === undefined ? '' : ` (got ${JSON.stringify(env[variable])})`}`,
+    );
+  }
+  const s = result.data;
+  let rpcUrls: Record<number, string>;
+  try {
+    rpcUrls = rpcUrlsFromSettings({ ETH_RPC_URL: env.ETH_RPC_URL, RPC_URLS: env.RPC_URLS });
+  } catch (error) {
+    throw new ConfigError((error as Error).message.replace(/^(ETH_RPC_URL|RPC_URLS)/, '$1:'));
+  }
+
+  const base = s.ISSUER.href.replace(/\/+$/, '');
+  const chainIds = s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])];
+  return {
+    port: s.PORT,
+    host: s.HOST,
+    baseUrl: base,
+    issuer: s.PROFILE === 'hosted' ? `${base}/` : base,
+    domain: s.ISSUER.host,
+    origin: s.ISSUER.origin,
+    profile: s.PROFILE,
+    storage: s.STORAGE_URL,
+    storagePrefix: s.STORAGE_PREFIX,
+    rpcUrls,
+    rpcTimeoutMs: s.RPC_TIMEOUT_MS,
+    ens: {
+      rpcUrl: s.ENS_RPC_URL ?? rpcUrls[1],
+      universalResolver: s.ENS_UNIVERSAL_RESOLVER,
+      cacheTtlSeconds: s.ENS_CACHE_TTL,
+      timeoutMs: s.ENS_TIMEOUT_MS,
+    },
+    chainIds,
+    clockSkewSeconds: s.CLOCK_SKEW_SECONDS,
+    clientsFile: s.CLIENTS_FILE,
+    staticClients: s.CLIENTS_FILE ? readClientsFile(s.CLIENTS_FILE) : [],
+    cookieKeys: s.COOKIE_KEYS,
+    trustProxy: s.TRUST_PROXY,
+    logLevel: s.LOG_LEVEL,
+    interactionBodyLimit: s.INTERACTION_BODY_LIMIT,
+    statement: s.SIWE_STATEMENT,
+    registrationToken: s.REGISTRATION_TOKEN,
+    shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
+    rateLimits: {
+      windowSeconds: s.RATE_LIMIT_WINDOW_SECONDS,
+      interaction: s.RATE_LIMIT_INTERACTION,
+      registration: s.RATE_LIMIT_REGISTRATION,
+      token: s.RATE_LIMIT_TOKEN,
+      failOpen: s.RATE_LIMIT_FAIL_OPEN,
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export { type App, type BuildOptions, buildApp } from './app.ts';
+export { type Config, ConfigError, loadConfig, type Profile } from './config.ts';
+export { startProvider } from './server.ts';

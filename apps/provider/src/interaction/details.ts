@@ -1,0 +1,86 @@
+/**
+ * What the wallet page (and any outside client of the interaction contract) needs to build
+ * the EIP-4361 message: exactly the values the provider will check.
+ */
+import type { Config } from '../config.ts';
+
+export type InteractionClient = {
+  client_id: string;
+  client_name?: string;
+  logo_uri?: string;
+  client_uri?: string;
+  policy_uri?: string;
+  tos_uri?: string;
+};
+
+export type InteractionDetails = {
+  uid: string;
+  nonce: string;
+  domain: string;
+  uri: string;
+  statement?: string;
+  resources: [string];
+  chainIds: number[];
+  /** The message's issuedAt must not be before this (the sign-in's start). */
+  issuedAfter: string;
+  expiresAt: string;
+  /** The provider's clock when this was made, so a page can correct for a skewed local clock. */
+  serverTime: string;
+  client: InteractionClient;
+  scopes: string[];
+  /** "login" (no session) or "consent" (a session, but this client was not granted yet). */
+  prompt: string;
+};
+
+/** The SIWE nonce of an interaction: the lowercase hex of the UTF-8 bytes of its uid. */
+export const nonceOf = (uid: string) => Buffer.from(uid, 'utf8').toString('hex');
+
+const STATEMENT_UNSAFE = /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]/g;
+
+/** A statement that satisfies EIP-4361's grammar whatever characters the client name has. */
+export function statementFor(config: Pick<Config, 'statement' | 'domain'>, clientName: string | undefined): string {
+  const name = (clientName ?? '').replace(STATEMENT_UNSAFE, '').replace(/\s+/g, ' ').trim().slice(0, 60);
+  const template = config.statement ?? (name ? 'Sign in to {client} with {host}.' : 'Sign in with {host}.');
+  return template
+    .replaceAll('{client}', name || 'this site')
+    .replaceAll('{host}', config.domain)
+    .replace(STATEMENT_UNSAFE, '');
+}
+
+export function clientView(client: { clientId: string; metadata(): Record<string, unknown> }): InteractionClient {
+  const m = client.metadata();
+  const pick = (key: string) => (typeof m[key] === 'string' ? (m[key] as string) : undefined);
+  return Object.fromEntries(
+    Object.entries({
+      client_id: client.clientId,
+      client_name: pick('client_name'),
+      logo_uri: pick('logo_uri'),
+      client_uri: pick('client_uri'),
+      policy_uri: pick('policy_uri'),
+      tos_uri: pick('tos_uri'),
+    }).filter(([, v]) => v !== undefined),
+  ) as InteractionClient;
+}
+
+export function buildDetails(
+  config: Pick<Config, 'domain' | 'origin' | 'chainIds' | 'statement'>,
+  interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
+  client: InteractionClient,
+): InteractionDetails {
+  const scope = typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid';
+  return {
+    uid: interaction.uid,
+    nonce: nonceOf(interaction.uid),
+    domain: config.domain,
+    uri: config.origin,
+    statement: statementFor(config, client.client_name),
+    resources: [String(interaction.params.redirect_uri)],
+    chainIds: config.chainIds,
+    issuedAfter: new Date(interaction.iat * 1000).toISOString(),
+    expiresAt: new Date(interaction.exp * 1000).toISOString(),
+    serverTime: new Date().toISOString(),
+    client,
+    scopes: scope.split(' ').filter(Boolean),
+    prompt: interaction.prompt.name,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The wallet sign-in page, rendered on the server so it shows who asks and what they get
+ * before any script runs. The script (built by Vite from web/) finds wallets, builds the
+ * EIP-4361 message from the details embedded here, asks the wallet to sign it, and posts it.
+ */
+import { type Html, html, layout, raw } from '../html.ts';
+import type { Services } from '../services.ts';
+import type { InteractionClient, InteractionDetails } from './details.ts';
+
+const SCOPE_WORDS: Record<string, string> = {
+  openid: 'your Ethereum address (as your account id)',
+  profile: 'your ENS name and avatar, if you have them',
+  siwe: 'the message you sign and its signature',
+  offline_access: 'access while you are away (a refresh token)',
+};
+
+export const describeScope = (scope: string) => SCOPE_WORDS[scope] ?? scope;
+
+export type PageState = {
+  details?: InteractionDetails;
+  error?: { code: string; message: string };
+  /** For an expired sign-in: where to send the person back. */
+  expiredClient?: InteractionClient;
+  expiredRedirectUri?: string;
+};
+
+const siteOf = (client: InteractionClient | undefined, redirectUri?: string): string | undefined => {
+  for (const candidate of [client?.client_uri, redirectUri]) {
+    try {
+      if (candidate) return new URL(candidate).origin;
+    } catch {
+      // not a URL
+    }
+  }
+  return undefined;
+};
+
+function clientHeader(client: InteractionClient, domain: string): Html {
+  const name = client.client_name ?? client.client_id;
+  return html`<header class="who">
+  ${client.logo_uri ? html`<img class="logo" src="${client.logo_uri}" alt="" width="56" height="56" referrerpolicy="no-referrer">` : ''}
+  <div>
+    <h1 id="title"><span class="client-name">${name}</span> wants you to sign in with Ethereum</h1>
+    <p class="muted">through <strong>${domain}</strong>${client.client_uri ? html` · <a href="${client.client_uri}" rel="noopener noreferrer" target="_blank">${new URL(client.client_uri).host}</a>` : ''}</p>
+  </div>
+</header>`;
+}
+
+export function renderInteractionPage(services: Pick<Services, 'config' | 'assets'>, state: PageState): string {
+  const { details, error } = state;
+  if (!details) {
+    const back = siteOf(state.expiredClient, state.expiredRedirectUri);
+    const expired = error?.code === 'INTERACTION_EXPIRED';
+    return layout({
+      title: expired ? 'Sign-in expired' : 'Sign-in not found',
+      stylesheets: services.assets.stylesheets,
+      body: html`<main class="card narrow" aria-labelledby="title">
+  <h1 id="title">${expired ? 'This sign-in has expired' : 'This sign-in cannot continue'}</h1>
+  <p role="alert">${error?.message ?? 'Start again from the site you came from.'}</p>
+  ${back ? html`<p><a class="button primary" href="${back}">Back to ${state.expiredClient?.client_name ?? new URL(back).host}</a></p>` : ''}
+  ${error ? html`<p class="muted"><code>${error.code}</code></p>` : ''}
+</main>`,
+    });
+  }
+  const { client } = details;
+  const body = html`<main class="card" aria-labelledby="title">
+  ${clientHeader(client, details.domain)}
+  <section aria-labelledby="asks">
+    <h2 id="asks">${client.client_name ?? 'This site'} will receive</h2>
+    <ul class="scopes">${details.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul>
+    ${
+      client.policy_uri || client.tos_uri
+        ? html`<p class="muted links">${client.policy_uri ? html`<a href="${client.policy_uri}" rel="noopener noreferrer" target="_blank">Privacy policy</a>` : ''}${client.policy_uri && client.tos_uri ? ' · ' : ''}${client.tos_uri ? html`<a href="${client.tos_uri}" rel="noopener noreferrer" target="_blank">Terms</a>` : ''}</p>`
+        : ''
+    }
+  </section>
+  <div id="status" class="status${error ? ' error' : ''}" role="status" aria-live="polite">${error ? html`<strong>Sign-in failed:</strong> ${error.message} <code>${error.code}</code>` : ''}</div>
+  <section id="wallets" aria-label="Wallets" class="wallets">
+    <noscript><p>Signing in needs JavaScript and a browser wallet.</p></noscript>
+  </section>
+  <details id="message-preview" class="preview" hidden>
+    <summary>Message you will sign</summary>
+    <pre id="message-text"></pre>
+  </details>
+  <form id="signin" method="post" action="/interaction/${details.uid}">
+    <input type="hidden" name="message" id="field-message">
+    <input type="hidden" name="signature" id="field-signature">
+  </form>
+  <form id="abort" method="post" action="/interaction/${details.uid}/abort">
+    <button type="submit" class="link">Cancel and go back</button>
+  </form>
+  <p class="muted small">Signing is free: it is not a transaction and costs no gas.</p>
+</main>
+<script type="application/json" id="interaction-details">${raw(JSON.stringify(details).replace(/</g, '\\u003c'))}</script>`;
+  return layout({
+    title: `Sign in to ${client.client_name ?? details.domain}`,
+    body,
+    scripts: services.assets.scripts,
+    stylesheets: services.assets.stylesheets,
+  });
+}

@@ -1,0 +1,63 @@
+/** Prometheus metrics (prom-client), on a registry of this app's own, served at GET /metrics. */
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export type Metrics = {
+  registry: Registry;
+  signIn(result: string, method: string): void;
+  verification(ms: number, method: string): void;
+  tokenIssued(kind: string): void;
+  storageError(operation: string): void;
+  ensLookup(outcome: string): void;
+  rateLimited(bucket: string): void;
+};
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'signet_process_' });
+  const signIns = new Counter({
+    name: 'signet_sign_ins_total',
+    help: 'Sign-in attempts at POST /interaction/:uid, by result (success or error code) and wallet type',
+    labelNames: ['result', 'method'],
+    registers: [registry],
+  });
+  const verification = new Histogram({
+    name: 'signet_siwe_verification_seconds',
+    help: 'Time to parse, validate and verify a sign-in message, by wallet type',
+    labelNames: ['method'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'signet_tokens_issued_total',
+    help: 'Tokens and codes issued, by kind',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const storageErrors = new Counter({
+    name: 'signet_storage_errors_total',
+    help: 'Requests that failed because storage was unavailable',
+    labelNames: ['operation'],
+    registers: [registry],
+  });
+  const ens = new Counter({
+    name: 'signet_ens_lookups_total',
+    help: 'ENS lookups by outcome (cache-hit, resolved, not-found, failed)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const limited = new Counter({
+    name: 'signet_rate_limited_total',
+    help: 'Requests refused by a rate limit, by bucket',
+    labelNames: ['bucket'],
+    registers: [registry],
+  });
+  return {
+    registry,
+    signIn: (result, method) => signIns.inc({ result, method }),
+    verification: (ms, method) => verification.observe({ method }, ms / 1000),
+    tokenIssued: (kind) => tokens.inc({ kind }),
+    storageError: (operation) => storageErrors.inc({ operation }),
+    ensLookup: (outcome) => ens.inc({ outcome }),
+    rateLimited: (bucket) => limited.inc({ bucket }),
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * The oidc-provider instance: Signet's configuration of panva's library. oidc-provider does
+ * discovery, registration and its management, PKCE, tokens, introspection, revocation,
+ * logout and refresh; Signet supplies the account model, storage, keys, profile and pages.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { type Configuration, errors, type KoaContextWithOIDC, Provider } from 'oidc-provider';
+import { claimsOf, loadSignIn } from './account.ts';
+import { assertRedirectUris } from './clients.ts';
+import type { Config } from './config.ts';
+import { html, layout, raw } from './html.ts';
+import type { Logger } from './logger.ts';
+import { PROFILES } from './profiles.ts';
+import { createOidcAdapter, type Store } from './storage/index.ts';
+
+/** Lifetimes of the specification, in seconds. */
+export const TTL = {
+  AuthorizationCode: 60,
+  AccessToken: 3600,
+  IdToken: 3600,
+  Session: 24 * 3600,
+  Grant: 24 * 3600,
+  Interaction: 10 * 60,
+  RefreshToken: 24 * 3600,
+} as const;
+
+export type ProviderDependencies = {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  jwks: { keys: Record<string, unknown>[] };
+  cookieKeys: string[];
+  pairwiseSalt: string;
+};
+
+function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof html>) {
+  ctx.type = 'html';
+  ctx.body = layout({ title, body });
+}
+
+export function createProvider({ config, store, logger, jwks, cookieKeys, pairwiseSalt }: ProviderDependencies): Provider {
+  const profile = PROFILES[config.profile];
+  const configuration: Configuration = {
+    adapter: createOidcAdapter(store) as unknown as Configuration['adapter'],
+    clients: config.staticClients as unknown as Configuration['clients'],
+    jwks: jwks as Configuration['jwks'],
+    cookies: {
+      keys: cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    routes: profile.routes,
+    scopes: profile.scopes,
+    claims: {
+      openid: ['sub'],
+      profile: ['preferred_username', 'picture'],
+      siwe: ['siwe_message', 'siwe_signature'],
+    },
+    // Scope claims go into the ID token too, not only to the userinfo endpoint.
+    conformIdTokenClaims: false,
+    responseTypes: profile.responseTypes as Configuration['responseTypes'],
+    subjectTypes: profile.subjectTypes as Configuration['subjectTypes'],
+    clientAuthMethods: profile.clientAuthMethods as Configuration['clientAuthMethods'],
+    clientDefaults: {
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      id_token_signed_response_alg: 'RS256',
+      token_endpoint_auth_method: profile.defaultClientAuthMethod,
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256'],
+      userinfoSigningAlgValues: ['RS256'],
+      clientAuthSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+    },
+    pkce: {
+      // PKCE (S256) is required of public clients; confidential clients may use it.
+      required: (_ctx, client) => client.clientAuthMethod === 'none',
+    },
+    ttl: { ...TTL },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    features: {
+      devInteractions: { enabled: false },
+      registration: {
+        enabled: true,
+        idFactory: () => randomUUID(),
+        initialAccessToken: config.registrationToken ?? false,
+      },
+      registrationManagement: { enabled: true, rotateRegistrationAccessToken: false },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      jwtUserinfo: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          const client = ctx.oidc.client;
+          page(
+            ctx,
+            'Sign out',
+            html`<main class="card narrow">
+  <h1>Sign out of ${config.domain}?</h1>
+  ${client ? html`<p>${client.clientName ?? client.clientId} asked to end your Signet session.</p>` : ''}
+  ${raw(form)}
+  <div class="actions">
+    <button class="primary" type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Sign out</button>
+    <button type="submit" form="op.logoutForm">Stay signed in</button>
+  </div>
+</main>`,
+          );
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          page(
+            ctx,
+            'Signed out',
+            html`<main class="card narrow"><h1>You are signed out</h1><p>You can close this window.</p></main>`,
+          );
+        },
+      },
+    },
+    interactions: {
+      url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
+    },
+    extraClientMetadata: {
+      // RFC 7591 metadata oidc-provider does not know, accepted and stored as given. Their
+      // validator also runs Signet's redirect URI rule on every client, however it arrives.
+      properties: ['software_id', 'software_version'],
+      validator(_ctx, key, value, metadata) {
+        if (value !== undefined && typeof value !== 'string') {
+          throw new errors.InvalidClientMetadata(`${key} must be a string`);
+        }
+        if (key === 'software_id') assertRedirectUris(metadata as never);
+      },
+    },
+    async findAccount(ctx, accountId, token) {
+      const grantId =
+        (token as { grantId?: string } | undefined)?.grantId ??
+        (ctx.oidc.entities.Grant as { jti?: string } | undefined)?.jti ??
+        (ctx.oidc.result as { consent?: { grantId?: string } } | undefined)?.consent?.grantId;
+      const record = await loadSignIn(store, grantId);
+      return {
+        accountId,
+        claims: async () => claimsOf(accountId, record),
+      };
+    },
+    async pairwiseIdentifier(_ctx, accountId, client) {
+      // Stable per sector (the redirect URIs' host, or sector_identifier_uri's), opaque to clients.
+      return createHmac('sha256', pairwiseSalt).update(`${client.sectorIdentifier}\0${accountId}`).digest('base64url');
+    },
+    async renderError(ctx, out, error) {
+      logger.debug({ err: error, out }, 'rendered error page');
+      const { error: code, error_description: description } = out as { error?: string; error_description?: string };
+      page(
+        ctx,
+        'Sign-in error',
+        html`<main class="card narrow" role="alert">
+  <h1>Something went wrong</h1>
+  <p>${description ?? 'The request could not be completed.'}</p>
+  <p class="muted"><code>${code ?? 'server_error'}</code></p>
+</main>`,
+      );
+    },
+  };
+
+  const provider = new Provider(config.issuer, configuration);
+  provider.proxy = config.trustProxy;
+  provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc-provider server error'));
+  return provider;
+}

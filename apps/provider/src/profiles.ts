@@ -1,0 +1,66 @@
+/**
+ * The two deployments of the specification, as data: one server, one setting (PROFILE).
+ * Everything that differs between them is here; the rest of the provider is shared.
+ */
+import type { Profile } from './config.ts';
+
+export type ProfileDefinition = {
+  /** oidc-provider route table (paths relative to the issuer origin). */
+  routes: {
+    authorization: string;
+    token: string;
+    userinfo: string;
+    jwks: string;
+    registration: string;
+    introspection: string;
+    revocation: string;
+    end_session: string;
+  };
+  /** Public path prefix of client management (RFC 7592), when it differs from the registration route. */
+  clientManagementPath: string;
+  scopes: string[];
+  responseTypes: string[];
+  subjectTypes: string[];
+  /** Token endpoint client authentication methods accepted. */
+  clientAuthMethods: string[];
+  /** …and the ones advertised in discovery, when a subset. */
+  advertisedClientAuthMethods?: string[];
+  /** The claims_supported list advertised, when it must be exactly the spec's. */
+  advertisedClaims?: string[];
+  /** token_endpoint_auth_method of a registered client that names none. */
+  defaultClientAuthMethod: 'none' | 'client_secret_basic';
+  /** Privacy policy and terms pages under /legal/. */
+  legalPages: boolean;
+};
+
+const COMMON_ROUTES = {
+  token: '/token',
+  introspection: '/token/introspection',
+  revocation: '/token/revocation',
+  end_session: '/session/end',
+};
+
+export const PROFILES: Record<Profile, ProfileDefinition> = {
+  'self-hosted': {
+    routes: { ...COMMON_ROUTES, authorization: '/auth', userinfo: '/me', jwks: '/jwks', registration: '/reg' },
+    clientManagementPath: '/reg',
+    scopes: ['openid', 'offline_access', 'profile', 'siwe'],
+    responseTypes: ['code'],
+    subjectTypes: ['public'],
+    clientAuthMethods: ['none', 'client_secret_basic'],
+    defaultClientAuthMethod: 'none',
+    legalPages: false,
+  },
+  hosted: {
+    routes: { ...COMMON_ROUTES, authorization: '/authorize', userinfo: '/userinfo', jwks: '/jwk', registration: '/register' },
+    clientManagementPath: '/client',
+    scopes: ['openid', 'profile'],
+    responseTypes: ['code', 'id_token', 'id_token token'],
+    subjectTypes: ['public', 'pairwise'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    advertisedClientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    advertisedClaims: ['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture'],
+    defaultClientAuthMethod: 'client_secret_basic',
+    legalPages: true,
+  },
+};

@@ -1,0 +1,87 @@
+/**
+ * `npm run provider`: reads the settings, builds the app and listens. SIGTERM / SIGINT stop
+ * accepting connections, let in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), then close
+ * storage and exit.
+ */
+import { createServer, type Server } from 'node:http';
+import { type App, buildApp } from './app.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+
+export type RunningProvider = { app: App; server: Server; url: string; stop(): Promise<void> };
+
+export async function startProvider(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningProvider> {
+  const app = await buildApp(config, { logger });
+  const server = createServer(app.handler);
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs).unref());
+      if ((await Promise.race([closed, timeout])) === 'timeout') {
+        logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'in-flight requests did not finish in time; closing connections');
+        server.closeAllConnections();
+        await closed;
+      }
+      await app.close();
+    })();
+    return stopping;
+  };
+  return { app, server, url: config.baseUrl, stop };
+}
+
+async function main() {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`signet: invalid setting: ${error.message}`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  let running: RunningProvider;
+  try {
+    running = await startProvider(config, logger);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      logger.fatal(`invalid setting: ${error.message}`);
+      process.exit(78);
+    }
+    logger.fatal({ err: error }, 'could not start');
+    process.exit(1);
+  }
+  logger.info(
+    { issuer: config.issuer, profile: config.profile, storage: config.storage.kind, port: config.port },
+    `Signet listening on ${config.host}:${config.port}; discovery at ${config.baseUrl}/.well-known/openid-configuration`,
+  );
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    running.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await main();
+}

@@ -1,0 +1,25 @@
+import type { ChainRegistry } from '@signet/siwe';
+import type { Provider } from 'oidc-provider';
+import type { Config } from './config.ts';
+import type { EnsResolver } from './ens.ts';
+import type { RateLimits } from './limits.ts';
+import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
+import type { Security } from './security.ts';
+import type { WebAssets } from './static.ts';
+import type { Store } from './storage/index.ts';
+
+/** What request handlers share; built once by buildApp. */
+export type Services = {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  chains: ChainRegistry;
+  ens: EnsResolver;
+  metrics: Metrics;
+  limits: RateLimits;
+  security: Security;
+  assets: WebAssets;
+  /** The current oidc-provider instance (replaced when signing keys rotate). */
+  provider(): Provider;
+};

@@ -1,0 +1,89 @@
+import { errors } from 'oidc-provider';
+import type { Store } from './store.ts';
+
+type Payload = Record<string, unknown> & {
+  grantId?: string;
+  userCode?: string;
+  uid?: string;
+  exp?: number;
+  consumed?: number;
+};
+
+/** Extra time a record is kept after it expires, so an expired interaction can be told from an unknown one. */
+const RETENTION_AFTER_EXPIRY: Record<string, number> = { Interaction: 3600 };
+
+const epoch = () => Math.floor(Date.now() / 1000);
+
+/**
+ * oidc-provider's adapter interface over a Store. Layout (before the deployment prefix):
+ *   oidc:<Model>:<id>            the payload (JSON), with the model's TTL
+ *   oidc:<Model>:<id>:consumed   one-time marker, set with SET NX: one consumer wins
+ *   oidc:grant:<grantId>         set of the keys issued under a grant (for revocation)
+ *   oidc:<Model>:uid:<uid>       Session uid → id;  oidc:<Model>:userCode:<code> → id
+ */
+export function createOidcAdapter(store: Store) {
+  return class SignetAdapter {
+    readonly name: string;
+
+    constructor(name: string) {
+      this.name = name;
+    }
+
+    key(id: string) {
+      return `oidc:${this.name}:${id}`;
+    }
+
+    async upsert(id: string, payload: Payload, expiresIn?: number) {
+      const key = this.key(id);
+      const ttl = expiresIn === undefined ? undefined : expiresIn + (RETENTION_AFTER_EXPIRY[this.name] ?? 0);
+      await store.set(key, JSON.stringify(payload), ttl);
+      if (payload.grantId) await store.addToSet(`oidc:grant:${payload.grantId}`, key, ttl);
+      if (payload.userCode) await store.set(`oidc:${this.name}:userCode:${payload.userCode}`, id, ttl);
+      if (payload.uid && this.name === 'Session') await store.set(`oidc:${this.name}:uid:${payload.uid}`, id, ttl);
+    }
+
+    async find(id: string): Promise<Payload | undefined> {
+      const key = this.key(id);
+      const [value, consumed] = await store.getMany([key, `${key}:consumed`]);
+      if (value === undefined) return undefined;
+      const payload = JSON.parse(value) as Payload;
+      if (consumed !== undefined) payload.consumed = Number(consumed);
+      return payload;
+    }
+
+    async findByUid(uid: string) {
+      const id = await store.get(`oidc:${this.name}:uid:${uid}`);
+      return id === undefined ? undefined : this.find(id);
+    }
+
+    async findByUserCode(userCode: string) {
+      const id = await store.get(`oidc:${this.name}:userCode:${userCode}`);
+      return id === undefined ? undefined : this.find(id);
+    }
+
+    async consume(id: string) {
+      const key = this.key(id);
+      const payload = await this.find(id);
+      if (!payload) return;
+      const ttl = payload.exp === undefined ? undefined : Math.max(1, payload.exp - epoch() + 60);
+      const won = await store.setIfAbsent(`${key}:consumed`, String(epoch()), ttl);
+      if (!won) {
+        // Another request (maybe on another replica) consumed it first: treat this one as the
+        // reuse it is, and revoke everything the grant issued, as oidc-provider does on reuse.
+        if (payload.grantId) await this.revokeByGrantId(payload.grantId);
+        throw new errors.InvalidGrant(`${this.name === 'AuthorizationCode' ? 'authorization code' : 'grant'} already consumed`);
+      }
+    }
+
+    async destroy(id: string) {
+      const key = this.key(id);
+      await store.delete(key, `${key}:consumed`);
+    }
+
+    async revokeByGrantId(grantId: string) {
+      const index = `oidc:grant:${grantId}`;
+      const keys = await store.members(index);
+      await store.delete(...keys, ...keys.map((k) => `${k}:consumed`), index, `oidc:Grant:${grantId}`);
+    }
+  };
+}

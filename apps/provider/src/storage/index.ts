@@ -1,0 +1,21 @@
+import type { Config } from '../config.ts';
+import { createMemoryStore } from './memory.ts';
+import { createRedisStore } from './redis.ts';
+import { createSqliteStore } from './sqlite.ts';
+import type { Store } from './store.ts';
+
+export { createOidcAdapter } from './adapter.ts';
+export { StorageUnavailableError, type Store } from './store.ts';
+export { createMemoryStore, createRedisStore, createSqliteStore };
+
+/** The one factory: STORAGE_URL decides. */
+export function createStore(config: Pick<Config, 'storage' | 'storagePrefix'>): Store {
+  switch (config.storage.kind) {
+    case 'memory':
+      return createMemoryStore();
+    case 'sqlite':
+      return createSqliteStore(config.storage.path);
+    case 'redis':
+      return createRedisStore(config.storage.url, { prefix: config.storagePrefix });
+  }
+}

@@ -1,0 +1,127 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Store } from './store.ts';
+
+/**
+ * The embedded default: one SQLite file (WAL mode), created on first start. Several
+ * processes may open it (the CLI beside a running provider); writes that must be atomic run
+ * in IMMEDIATE transactions. Expired rows are invisible at once and swept every minute.
+ */
+export function createSqliteStore(path: string, options: { sweepIntervalMs?: number; now?: () => number } = {}): Store {
+  const now = options.now ?? Date.now;
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS sets (
+      key TEXT NOT NULL, member TEXT NOT NULL, expires_at INTEGER, PRIMARY KEY (key, member)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS sets_expiry ON sets (expires_at) WHERE expires_at IS NOT NULL;
+  `);
+
+  const alive = '(expires_at IS NULL OR expires_at > @now)';
+  const q = {
+    get: db.prepare(`SELECT value FROM kv WHERE key = @key AND ${alive}`),
+    upsert: db.prepare(
+      'INSERT INTO kv (key, value, expires_at) VALUES (@key, @value, @expiresAt) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+    ),
+    insertIfAbsent: db.prepare(
+      `INSERT INTO kv (key, value, expires_at) VALUES (@key, @value, @expiresAt)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
+       WHERE kv.expires_at IS NOT NULL AND kv.expires_at <= @now`,
+    ),
+    deleteKey: db.prepare('DELETE FROM kv WHERE key = ?'),
+    deleteSet: db.prepare('DELETE FROM sets WHERE key = ?'),
+    setExpiry: db.prepare(
+      `SELECT MIN(CASE WHEN expires_at IS NULL THEN 0 ELSE 1 END) AS bounded, MAX(expires_at) AS until FROM sets WHERE key = @key AND ${alive}`,
+    ),
+    addMember: db.prepare(
+      'INSERT INTO sets (key, member, expires_at) VALUES (@key, @member, @expiresAt) ON CONFLICT (key, member) DO UPDATE SET expires_at = excluded.expires_at',
+    ),
+    extendSet: db.prepare('UPDATE sets SET expires_at = @expiresAt WHERE key = @key'),
+    members: db.prepare(`SELECT member FROM sets WHERE key = @key AND ${alive}`),
+    keys: db.prepare(
+      `SELECT key FROM kv WHERE key >= @prefix AND key < @end AND ${alive} UNION SELECT DISTINCT key FROM sets WHERE key >= @prefix AND key < @end AND ${alive}`,
+    ),
+    sweepKv: db.prepare('DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+    sweepSets: db.prepare('DELETE FROM sets WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+  };
+  const expiry = (ttl?: number) => (ttl === undefined ? null : now() + ttl * 1000);
+
+  const deleteMany = db.transaction((keys: string[]) => {
+    for (const key of keys) {
+      q.deleteKey.run(key);
+      q.deleteSet.run(key);
+    }
+  });
+  const addToSet = db.transaction((key: string, member: string, ttl?: number) => {
+    const current = q.setExpiry.get({ key, now: now() }) as { bounded: number | null; until: number | null };
+    const requested = expiry(ttl);
+    // Never shorten: an unbounded set stays unbounded, otherwise keep the later expiry.
+    const unbounded = requested === null || (current.bounded !== null && current.bounded === 0);
+    const until = unbounded ? null : Math.max(requested, current.until ?? 0);
+    q.addMember.run({ key, member, expiresAt: until });
+    q.extendSet.run({ key, expiresAt: until });
+  });
+  const increment = db.transaction((key: string, ttl: number, by: number) => {
+    const row = db.prepare(`SELECT value, expires_at FROM kv WHERE key = @key AND ${alive}`).get({ key, now: now() }) as
+      | { value: string; expires_at: number | null }
+      | undefined;
+    const next = (row ? Number(row.value) : 0) + by;
+    q.upsert.run({ key, value: String(next), expiresAt: row ? row.expires_at : expiry(ttl) });
+    return next;
+  });
+
+  const sweep = () => {
+    const t = now();
+    q.sweepKv.run(t);
+    q.sweepSets.run(t);
+  };
+  const timer = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
+  timer.unref();
+
+  return {
+    kind: 'sqlite',
+    async get(key) {
+      return (q.get.get({ key, now: now() }) as { value: string } | undefined)?.value;
+    },
+    async getMany(keys) {
+      const t = now();
+      return keys.map((key) => (q.get.get({ key, now: t }) as { value: string } | undefined)?.value);
+    },
+    async set(key, value, ttl) {
+      q.upsert.run({ key, value, expiresAt: expiry(ttl) });
+    },
+    async setIfAbsent(key, value, ttl) {
+      return q.insertIfAbsent.run({ key, value, expiresAt: expiry(ttl), now: now() }).changes === 1;
+    },
+    async delete(...keys) {
+      deleteMany(keys);
+    },
+    async addToSet(key, member, ttl) {
+      addToSet.immediate(key, member, ttl);
+    },
+    async members(key) {
+      return (q.members.all({ key, now: now() }) as { member: string }[]).map((r) => r.member);
+    },
+    async increment(key, ttl, by = 1) {
+      return increment.immediate(key, ttl, by);
+    },
+    async keys(prefix) {
+      // Range scan: every key that starts with prefix sorts in [prefix, prefix + U+FFFF).
+      return (q.keys.all({ prefix, end: `${prefix}\uffff`, now: now() }) as { key: string }[]).map((r) => r.key);
+    },
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+    async close() {
+      clearInterval(timer);
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createOidcAdapter } from './adapter.ts';
+import { createMemoryStore } from './memory.ts';
+import { createRedisStore } from './redis.ts';
+import { createSqliteStore } from './sqlite.ts';
+import type { Store } from './store.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const dir = mkdtempSync(join(tmpdir(), 'signet-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// One suite, three real stores: the same cases must give the same results.
+const factories: [string, () => Store][] = [
+  ['memory', () => createMemoryStore()],
+  ['sqlite', () => createSqliteStore(join(dir, `${randomUUID()}.db`))],
+  ['redis', () => createRedisStore(REDIS_URL, { prefix: `signet-test:${randomUUID()}:` })],
+];
+
+describe.each(factories)('%s store', (_kind, factory) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = factory();
+    await store.ping();
+    return () => store.close();
+  });
+
+  it('gets, sets, overwrites and deletes', async () => {
+    expect(await store.get('a')).toBeUndefined();
+    await store.set('a', '1');
+    await store.set('b', '2', 60);
+    await store.set('a', '3');
+    expect(await store.getMany(['a', 'b', 'c'])).toEqual(['3', '2', undefined]);
+    await store.delete('a', 'b');
+    expect(await store.getMany(['a', 'b'])).toEqual([undefined, undefined]);
+  });
+
+  it('expires values after their TTL', async () => {
+    await store.set('short', 'x', 0.2);
+    await store.set('long', 'y', 60);
+    expect(await store.get('short')).toBe('x');
+    await sleep(350);
+    expect(await store.get('short')).toBeUndefined();
+    expect(await store.get('long')).toBe('y');
+  });
+
+  it('setIfAbsent: exactly one of many concurrent callers wins', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.setIfAbsent('once', String(i), 60)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = results.indexOf(true);
+    expect(await store.get('once')).toBe(String(winner));
+    expect(await store.setIfAbsent('once', 'again')).toBe(false);
+  });
+
+  it('setIfAbsent succeeds again once the value expired', async () => {
+    expect(await store.setIfAbsent('lease', 'a', 0.2)).toBe(true);
+    await sleep(350);
+    expect(await store.setIfAbsent('lease', 'b', 60)).toBe(true);
+    expect(await store.get('lease')).toBe('b');
+  });
+
+  it('keeps set members, never shortens a set, and forgets it when deleted', async () => {
+    await store.addToSet('s', 'one', 0.3);
+    await store.addToSet('s', 'two', 60);
+    await store.addToSet('s', 'two', 0.1);
+    await sleep(450);
+    expect((await store.members('s')).sort()).toEqual(['one', 'two']);
+    await store.addToSet('forever', 'x');
+    await store.addToSet('forever', 'y', 0.1);
+    await sleep(250);
+    expect((await store.members('forever')).sort()).toEqual(['x', 'y']);
+    await store.delete('s');
+    expect(await store.members('s')).toEqual([]);
+  });
+
+  it('counts within a window that starts at the first increment', async () => {
+    expect(await store.increment('hits', 0.3)).toBe(1);
+    expect(await store.increment('hits', 0.3, 2)).toBe(3);
+    await sleep(450);
+    expect(await store.increment('hits', 60)).toBe(1);
+  });
+
+  it('lists keys by prefix', async () => {
+    await store.set('clients:a', '1');
+    await store.set('clients:b', '1');
+    await store.set('other:c', '1');
+    await store.addToSet('clients:set', 'x');
+    expect((await store.keys('clients:')).sort()).toEqual(['clients:a', 'clients:b', 'clients:set']);
+  });
+
+  describe('oidc-provider adapter', () => {
+    let Adapter: ReturnType<typeof createOidcAdapter>;
+    beforeEach(() => {
+      Adapter = createOidcAdapter(store);
+    });
+
+    it('stores, finds and destroys a model by id', async () => {
+      const codes = new Adapter('AuthorizationCode');
+      await codes.upsert('c1', { jti: 'c1', grantId: 'g1', exp: Math.floor(Date.now() / 1000) + 60 }, 60);
+      expect(await codes.find('c1')).toMatchObject({ jti: 'c1', grantId: 'g1' });
+      expect(await new Adapter('AccessToken').find('c1')).toBeUndefined();
+      await codes.destroy('c1');
+      expect(await codes.find('c1')).toBeUndefined();
+    });
+
+    it('consumes a code once: of concurrent consumers exactly one wins, the rest revoke the grant', async () => {
+      const codes = new Adapter('AuthorizationCode');
+      const tokens = new Adapter('AccessToken');
+      const exp = Math.floor(Date.now() / 1000) + 60;
+      await codes.upsert('code', { jti: 'code', grantId: 'g', exp }, 60);
+      await tokens.upsert('at', { jti: 'at', grantId: 'g', exp }, 60);
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => codes.consume('code')));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(failures).toHaveLength(9);
+      expect(failures[0]?.reason).toMatchObject({ error: 'invalid_grant', error_detail: 'authorization code already consumed' });
+      expect(await codes.find('code')).toBeUndefined();
+      expect(await tokens.find('at')).toBeUndefined();
+    });
+
+    it('reports consumption on find', async () => {
+      const codes = new Adapter('AuthorizationCode');
+      await codes.upsert('c2', { jti: 'c2', exp: Math.floor(Date.now() / 1000) + 60 }, 60);
+      await codes.consume('c2');
+      expect((await codes.find('c2'))?.consumed).toEqual(expect.any(Number));
+    });
+
+    it('revokes everything issued under a grant', async () => {
+      const exp = Math.floor(Date.now() / 1000) + 60;
+      await new Adapter('AccessToken').upsert('a1', { jti: 'a1', grantId: 'gx', exp }, 60);
+      await new Adapter('RefreshToken').upsert('r1', { jti: 'r1', grantId: 'gx', exp }, 60);
+      await new Adapter('AccessToken').upsert('a2', { jti: 'a2', grantId: 'other', exp }, 60);
+      await new Adapter('AccessToken').revokeByGrantId('gx');
+      expect(await new Adapter('AccessToken').find('a1')).toBeUndefined();
+      expect(await new Adapter('RefreshToken').find('r1')).toBeUndefined();
+      expect(await new Adapter('AccessToken').find('a2')).toBeDefined();
+    });
+
+    it('finds sessions by uid and device codes by user code', async () => {
+      await new Adapter('Session').upsert('s1', { jti: 's1', uid: 'u1' }, 60);
+      expect(await new Adapter('Session').findByUid('u1')).toMatchObject({ jti: 's1' });
+      await new Adapter('DeviceCode').upsert('d1', { jti: 'd1', userCode: 'ABCD' }, 60);
+      expect(await new Adapter('DeviceCode').findByUserCode('ABCD')).toMatchObject({ jti: 'd1' });
+    });
+
+    it('keeps clients (no TTL) and keeps interactions an hour past their expiry', async () => {
+      await new Adapter('Client').upsert('cl', { client_id: 'cl' });
+      expect(await new Adapter('Client').find('cl')).toEqual({ client_id: 'cl' });
+      await new Adapter('Interaction').upsert('i1', { jti: 'i1' }, 0.2);
+      await sleep(350);
+      expect(await new Adapter('Interaction').find('i1')).toMatchObject({ jti: 'i1' });
+    });
+  });
+});
+
+describe('redis store when Redis cannot be reached', () => {
+  it('fails fast with StorageUnavailableError instead of hanging', async () => {
+    const store = createRedisStore('redis://127.0.0.1:1', { commandTimeoutMs: 300 });
+    const started = Date.now();
+    await expect(store.get('x')).rejects.toMatchObject({ name: 'StorageUnavailableError' });
+    expect(Date.now() - started).toBeLessThan(3000);
+    await store.close();
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * The storage every provider state goes through: a small key-value interface with
+ * expiry, sets (for the grant index) and two atomic operations. Three implementations:
+ * memory (tests), SQLite (the embedded default) and Redis (shared by replicas).
+ * Keys are given without the deployment prefix; each store adds its own.
+ */
+export interface Store {
+  readonly kind: 'memory' | 'sqlite' | 'redis';
+  get(key: string): Promise<string | undefined>;
+  /** Several values in one round trip, in order. */
+  getMany(keys: string[]): Promise<(string | undefined)[]>;
+  /** Sets a value; `ttlSeconds` undefined means no expiry. */
+  set(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  /** Sets only when absent (or expired); true when this call set it. Atomic: of several
+   * concurrent callers exactly one gets true (one-time codes, key creation). */
+  setIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean>;
+  delete(...keys: string[]): Promise<void>;
+  /** Adds to a set; the set lives at least `ttlSeconds` more (never shortened). */
+  addToSet(key: string, member: string, ttlSeconds?: number): Promise<void>;
+  members(key: string): Promise<string[]>;
+  /** Adds `by` to a counter that expires `ttlSeconds` after its first increment. */
+  increment(key: string, ttlSeconds: number, by?: number): Promise<number>;
+  /** Keys starting with `prefix` (for listings: clients, keys), without the store prefix. */
+  keys(prefix: string): Promise<string[]>;
+  /** Resolves when the storage answers; rejects otherwise (health checks). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Storage could not be reached or failed: the provider answers 503 for requests that need it. */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+}

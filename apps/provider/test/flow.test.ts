@@ -1,0 +1,144 @@
+import { CookieJar, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
+import * as oidc from 'openid-client';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
+const insecure = { execute: [oidc.allowInsecureRequests] };
+
+describe('self-hosted provider: the whole flow with openid-client', () => {
+  let provider: TestProvider;
+  beforeAll(async () => {
+    provider = await startTestProvider();
+  });
+  afterAll(() => provider?.stop());
+
+  async function register(metadata: Partial<oidc.ClientMetadata> = {}) {
+    return oidc.dynamicClientRegistration(
+      new URL(provider.url),
+      { redirect_uris: [REDIRECT_URI], client_name: 'Flow test RP', token_endpoint_auth_method: 'none', ...metadata },
+      oidc.None(),
+      insecure,
+    );
+  }
+
+  async function authorize(config: oidc.Configuration, scope = 'openid profile siwe') {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    return { url, verifier, state, nonce };
+  }
+
+  it('discovery, registration, PKCE, code exchange, ID token validation and userinfo', async () => {
+    const config = await register();
+    const metadata = config.serverMetadata();
+    expect(metadata.authorization_endpoint).toBe(`${provider.url}/auth`);
+    const { url, verifier, state, nonce } = await authorize(config);
+    const account = privateKeyToAccount(generatePrivateKey());
+
+    const { callbackUrl, details } = await walletSignIn({ authorizationUrl: url, signer: account });
+    expect(details.nonce).toBe(Buffer.from(details.uid).toString('hex'));
+    expect(callbackUrl.origin + callbackUrl.pathname).toBe(REDIRECT_URI);
+
+    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
+    const claims = tokens.claims();
+    const sub = `eip155:1:${account.address}`;
+    expect(claims?.sub).toBe(sub);
+    expect(claims?.iss).toBe(provider.issuer);
+    expect(claims?.aud).toBe(config.clientMetadata().client_id);
+    expect(claims?.preferred_username).toBe(account.address);
+    expect(claims?.picture).toBeUndefined();
+    expect(String(claims?.siwe_message)).toContain(`\nNonce: ${details.nonce}\n`);
+    expect(claims?.siwe_signature).toMatch(/^0x[0-9a-f]{130}$/);
+    expect(tokens.expires_in).toBeGreaterThan(3500);
+    expect(tokens.expires_in).toBeLessThanOrEqual(3600);
+
+    const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, sub);
+    expect(userinfo).toMatchObject({ sub, preferred_username: account.address, siwe_message: claims?.siwe_message });
+  });
+
+  it('scope "openid profile" gives no siwe claims; scope "openid" gives only sub', async () => {
+    const config = await register();
+    const account = privateKeyToAccount(generatePrivateKey());
+    for (const [scope, expected, absent] of [
+      ['openid profile', ['preferred_username'], ['siwe_message', 'siwe_signature']],
+      ['openid', [], ['preferred_username', 'picture', 'siwe_message']],
+    ] as const) {
+      const { url, verifier, state, nonce } = await authorize(config, scope);
+      const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: account });
+      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+        expectedNonce: nonce,
+      });
+      const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, `eip155:1:${account.address}`);
+      for (const claim of expected) expect(userinfo).toHaveProperty(claim);
+      for (const claim of absent) {
+        expect(userinfo).not.toHaveProperty(claim);
+        expect(tokens.claims()).not.toHaveProperty(claim);
+      }
+    }
+  });
+
+  it('a second client in the same browser session needs a fresh signature; the first client signs in silently', async () => {
+    const first = await register();
+    const second = await register({ client_name: 'Second RP' });
+    const account = privateKeyToAccount(generatePrivateKey());
+    const jar = new CookieJar();
+    const a = await authorize(first);
+    await walletSignIn({ authorizationUrl: a.url, signer: account, jar });
+
+    // Same client again: the session and its grant suffice, no interaction.
+    const again = await authorize(first);
+    const { request } = await import('@signet/testkit');
+    const silent = await request(jar, again.url);
+    expect(silent.status).toBe(303);
+    expect(new URL(silent.headers.get('location') as string).searchParams.get('code')).toBeTruthy();
+
+    // Another client: an interaction (consent prompt) that asks for a signature again.
+    const b = await authorize(second);
+    const toInteraction = await request(jar, b.url);
+    expect(toInteraction.status).toBe(303);
+    expect(toInteraction.headers.get('location')).toMatch(/\/interaction\//);
+    const { callbackUrl, details } = await walletSignIn({ authorizationUrl: b.url, signer: account, jar });
+    expect(details.prompt).toBe('consent');
+    const tokens = await oidc.authorizationCodeGrant(second, callbackUrl, {
+      pkceCodeVerifier: b.verifier,
+      expectedState: b.state,
+      expectedNonce: b.nonce,
+    });
+    expect(tokens.claims()?.sub).toBe(`eip155:1:${account.address}`);
+  });
+
+  it('refresh tokens for clients that ask offline_access, and they refresh', async () => {
+    const config = await register({ grant_types: ['authorization_code', 'refresh_token'] });
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid offline_access',
+      prompt: 'consent',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const account = privateKeyToAccount(generatePrivateKey());
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: account });
+    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+    expect(tokens.refresh_token).toBeTruthy();
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect(refreshed.access_token).toBeTruthy();
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+  });
+});

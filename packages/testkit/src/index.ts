@@ -1,0 +1,13 @@
+export { CookieJar, request } from './cookies.ts';
+export { startTestProvider, type TestProvider } from './provider.ts';
+export {
+  followToClient,
+  getDetails,
+  type InteractionDetails,
+  messageFor,
+  postSignature,
+  type Signer,
+  startInteraction,
+  type WalletSignInOptions,
+  walletSignIn,
+} from './wallet.ts';
