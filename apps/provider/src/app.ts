@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import { createChainRegistry } from '@signet/siwe';
 import type { Context, Next } from 'koa';
 import type { Provider } from 'oidc-provider';
+import { withAuthMethodDefault } from './clients.ts';
 import { type Config, ConfigError } from './config.ts';
 import { createEnsResolver } from './ens.ts';
 import { InteractionError } from './interaction/errors.ts';
@@ -42,7 +43,7 @@ export type BuildOptions = {
 async function validateStaticClients(provider: Provider, config: Config) {
   for (const [index, metadata] of config.staticClients.entries()) {
     try {
-      await provider.Client.validate(metadata as never);
+      await provider.Client.validate(withAuthMethodDefault(metadata, PROFILES[config.profile].defaultClientAuthMethod) as never);
     } catch (error) {
       const description = (error as { error_description?: string }).error_description ?? (error as Error).message;
       throw new ConfigError(`CLIENTS_FILE: entry ${index} (client_id ${String(metadata.client_id)}): ${description}`);
@@ -97,7 +98,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
 
   const build = () => {
-    const provider = createProvider({ config, store, logger, jwks: providerJwks(keys), cookieKeys, pairwiseSalt });
+    const provider = createProvider({
+      config,
+      store,
+      logger,
+      jwks: providerJwks(keys),
+      cookieKeys,
+      pairwiseSalt,
+      pageHeaders: (ctx, redirectUri) => security.pageHeaders(ctx as unknown as Context, redirectUri),
+    });
     mount(provider, services);
     for (const [event, kind] of [
       ['authorization_code.saved', 'authorization_code'],

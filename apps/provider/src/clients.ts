@@ -37,3 +37,12 @@ export function assertRedirectUris(metadata: { redirect_uris?: unknown; post_log
     }
   }
 }
+
+/**
+ * A pre-registered client that names no token_endpoint_auth_method gets client_secret_basic
+ * when it has a secret, and the profile's default otherwise.
+ */
+export function withAuthMethodDefault<T extends Record<string, unknown>>(metadata: T, profileDefault: string): T {
+  if (metadata.token_endpoint_auth_method !== undefined) return metadata;
+  return { ...metadata, token_endpoint_auth_method: metadata.client_secret ? 'client_secret_basic' : profileDefault };
+}

@@ -6,7 +6,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { type Configuration, errors, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { claimsOf, loadSignIn } from './account.ts';
-import { assertRedirectUris } from './clients.ts';
+import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
 import type { Logger } from './logger.ts';
@@ -31,6 +31,8 @@ export type ProviderDependencies = {
   jwks: { keys: Record<string, unknown>[] };
   cookieKeys: string[];
   pairwiseSalt: string;
+  /** Sets a page's security headers, allowing its form to lead to `redirectUri`'s origin. */
+  pageHeaders(ctx: KoaContextWithOIDC, redirectUri?: string): void;
 };
 
 function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof html>) {
@@ -38,11 +40,21 @@ function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof ht
   ctx.body = layout({ title, body });
 }
 
-export function createProvider({ config, store, logger, jwks, cookieKeys, pairwiseSalt }: ProviderDependencies): Provider {
+export function createProvider({
+  config,
+  store,
+  logger,
+  jwks,
+  cookieKeys,
+  pairwiseSalt,
+  pageHeaders,
+}: ProviderDependencies): Provider {
   const profile = PROFILES[config.profile];
   const configuration: Configuration = {
     adapter: createOidcAdapter(store) as unknown as Configuration['adapter'],
-    clients: config.staticClients as unknown as Configuration['clients'],
+    clients: config.staticClients.map((client) =>
+      withAuthMethodDefault(client, profile.defaultClientAuthMethod),
+    ) as unknown as Configuration['clients'],
     jwks: jwks as Configuration['jwks'],
     cookies: {
       keys: cookieKeys,
@@ -82,7 +94,16 @@ export function createProvider({ config, store, logger, jwks, cookieKeys, pairwi
       devInteractions: { enabled: false },
       registration: {
         enabled: true,
-        idFactory: () => randomUUID(),
+        // The earliest hook in oidc-provider's registration handler, run before it decides
+        // whether the client gets a secret: apply the profile's default auth method there, so
+        // a client that names none is registered (and answered) as that default says.
+        idFactory: (ctx) => {
+          const body = ctx.oidc.body as Record<string, unknown> | undefined;
+          if (body && body.token_endpoint_auth_method === undefined) {
+            body.token_endpoint_auth_method = profile.defaultClientAuthMethod;
+          }
+          return randomUUID();
+        },
         initialAccessToken: config.registrationToken ?? false,
       },
       registrationManagement: { enabled: true, rotateRegistrationAccessToken: false },
@@ -94,6 +115,8 @@ export function createProvider({ config, store, logger, jwks, cookieKeys, pairwi
         enabled: true,
         logoutSource: async (ctx, form) => {
           const client = ctx.oidc.client;
+          // The confirmation form's redirect ends at the client's post_logout_redirect_uri.
+          pageHeaders(ctx, ctx.oidc.params?.post_logout_redirect_uri as string | undefined);
           page(
             ctx,
             'Sign out',

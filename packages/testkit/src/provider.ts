@@ -7,7 +7,7 @@ export type TestProvider = { url: string; issuer: string; app: App; config: Conf
 
 export async function startTestProvider(env: Record<string, string | undefined> = {}): Promise<TestProvider> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(Number(env.PORT ?? 0), '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const config = loadConfig({
     ISSUER: `http://localhost:${port}`,

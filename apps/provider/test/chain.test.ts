@@ -1,0 +1,215 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestchain, type Testchain } from '@signet/testchain';
+import {
+  CookieJar,
+  getDetails,
+  messageFor,
+  postSignature,
+  startInteraction,
+  startTestProvider,
+  type TestProvider,
+  walletSignIn,
+} from '@signet/testkit';
+import * as oidc from 'openid-client';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
+const insecure = { execute: [oidc.allowInsecureRequests] };
+
+/** Serves a PNG avatar, as an ENS avatar record's URL would. */
+async function avatarServer(): Promise<{ url: string; server: Server }> {
+  const png = Buffer.from(
+    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a40000000049454e44ae426082',
+    'hex',
+  );
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/alice.png`, server };
+}
+
+/** A JSON-RPC "node" that never answers in time. */
+async function slowRpc(): Promise<{ url: string; server: Server }> {
+  const server = createServer(() => {
+    /* never responds */
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe('sign-ins that need the chain: contract wallets and ENS, on a real local node', () => {
+  let chain: Testchain;
+  let provider: TestProvider;
+  let client: oidc.Configuration;
+  let avatar: { url: string; server: Server };
+
+  beforeAll(async () => {
+    chain = await startTestchain({ chainId: 1 });
+    avatar = await avatarServer();
+    provider = await startTestProvider({ ETH_RPC_URL: chain.url, ENS_TIMEOUT_MS: '5000' });
+    client = await oidc.dynamicClientRegistration(
+      new URL(provider.url),
+      { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+      oidc.None(),
+      insecure,
+    );
+  });
+  afterAll(async () => {
+    await provider?.stop();
+    await chain?.stop();
+    avatar?.server.close();
+  });
+
+  async function signInAndGetClaims(
+    options: Omit<Parameters<typeof walletSignIn>[0], 'authorizationUrl'>,
+    scope = 'openid profile',
+  ) {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(client, {
+      redirect_uri: REDIRECT_URI,
+      scope,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, ...options });
+    const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
+    const idToken = tokens.claims() as Record<string, unknown>;
+    const userinfo = await oidc.fetchUserInfo(client, tokens.access_token, String(idToken.sub));
+    return { idToken, userinfo };
+  }
+
+  it('EIP-1271: a deployed contract wallet signs in with its owner key', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const wallet = await chain.deployWallet(owner.address, 11n);
+    const { idToken } = await signInAndGetClaims({ signer: owner, address: wallet });
+    expect(idToken.sub).toBe(`eip155:1:${wallet}`);
+    expect(idToken.preferred_username).toBe(wallet);
+  });
+
+  it('EIP-6492: a wallet that is not deployed yet signs in, and stays undeployed', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const counterfactual = await chain.counterfactualWallet(owner.address, 12n);
+    const { idToken } = await signInAndGetClaims({
+      signer: owner,
+      address: counterfactual.address,
+      wrapSignature: (signature) => chain.wrap6492(signature, counterfactual),
+    });
+    expect(idToken.sub).toBe(`eip155:1:${counterfactual.address}`);
+    expect(await chain.publicClient.getCode({ address: counterfactual.address })).toBeUndefined();
+  });
+
+  it('refuses a contract wallet signature by someone other than the owner', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const wallet = await chain.deployWallet(owner.address, 13n);
+    const url = oidc.buildAuthorizationUrl(client, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const jar = new CookieJar();
+    const interactionUrl = await startInteraction(jar, url);
+    const details = await getDetails(jar, interactionUrl);
+    const message = messageFor(details, wallet);
+    const response = await postSignature(jar, interactionUrl, { message, signature: await stranger.signMessage({ message }) });
+    expect(response.status).toBe(401);
+    expect((await response.json()).error).toBe('INVALID_SIGNATURE');
+  });
+
+  it('ENS: preferred_username is the name and picture the avatar, in the ID token and at /me', async () => {
+    const alice = privateKeyToAccount(generatePrivateKey());
+    await chain.setEnsName(alice.address, 'alice.eth', { avatar: avatar.url });
+    const { idToken, userinfo } = await signInAndGetClaims({ signer: alice });
+    expect(idToken).toMatchObject({ preferred_username: 'alice.eth', picture: avatar.url });
+    expect(userinfo).toMatchObject({ sub: `eip155:1:${alice.address}`, preferred_username: 'alice.eth', picture: avatar.url });
+  });
+
+  it('ENS: an address without a name gets its address and no picture', async () => {
+    const nobody = privateKeyToAccount(generatePrivateKey());
+    const { idToken, userinfo } = await signInAndGetClaims({ signer: nobody });
+    expect(idToken.preferred_username).toBe(nobody.address);
+    expect(idToken).not.toHaveProperty('picture');
+    expect(userinfo).not.toHaveProperty('picture');
+  });
+});
+
+describe('a slow or dead RPC node never blocks or fails an EOA sign-in', () => {
+  let slow: { url: string; server: Server };
+  beforeAll(async () => {
+    slow = await slowRpc();
+  });
+  afterAll(() => {
+    slow?.server.closeAllConnections();
+    slow?.server.close();
+  });
+
+  it.each([
+    ['slow', () => slow.url],
+    ['dead', () => 'http://127.0.0.1:1'],
+  ])('%s ENS node: the sign-in completes promptly with the address as preferred_username', async (_kind, rpc) => {
+    const provider = await startTestProvider({ ETH_RPC_URL: rpc(), ENS_TIMEOUT_MS: '300' });
+    try {
+      const client = await oidc.dynamicClientRegistration(
+        new URL(provider.url),
+        { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+        oidc.None(),
+        insecure,
+      );
+      const account = privateKeyToAccount(generatePrivateKey());
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(client, {
+        redirect_uri: REDIRECT_URI,
+        scope: 'openid profile',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
+      const started = Date.now();
+      const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: account });
+      expect(Date.now() - started).toBeLessThan(3000);
+      const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
+      expect(tokens.claims()?.preferred_username).toBe(account.address);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('a dead RPC node refuses a contract-wallet sign-in with RPC_UNAVAILABLE (503)', async () => {
+    const chain = await startTestchain({ chainId: 1, ens: false });
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const wallet = await chain.deployWallet(owner.address);
+    const provider = await startTestProvider({ ETH_RPC_URL: chain.url, RPC_TIMEOUT_MS: '1000', ENS_TIMEOUT_MS: '300' });
+    try {
+      const client = await oidc.dynamicClientRegistration(
+        new URL(provider.url),
+        { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+        oidc.None(),
+        insecure,
+      );
+      const url = oidc.buildAuthorizationUrl(client, {
+        redirect_uri: REDIRECT_URI,
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      });
+      const jar = new CookieJar();
+      const interactionUrl = await startInteraction(jar, url);
+      const details = await getDetails(jar, interactionUrl);
+      const message = messageFor(details, wallet);
+      const signature = await owner.signMessage({ message });
+      await chain.node.pause();
+      const refused = await postSignature(jar, interactionUrl, { message, signature });
+      expect(refused.status).toBe(503);
+      expect((await refused.json()).error).toBe('RPC_UNAVAILABLE');
+      // The node comes back: the same interaction accepts the same signature.
+      await chain.node.resume();
+      expect((await postSignature(jar, interactionUrl, { message, signature })).status).toBe(303);
+    } finally {
+      await provider.stop();
+      await chain.stop();
+    }
+  });
+});
