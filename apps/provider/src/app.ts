@@ -13,6 +13,7 @@ import { createEnsResolver } from './ens.ts';
 import { InteractionError } from './interaction/errors.ts';
 import { interactionRoutes } from './interaction/routes.ts';
 import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
+import { legalRoutes } from './legal.ts';
 import { createRateLimits, type LimitBucket } from './limits.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -203,7 +204,41 @@ function mount(provider: Provider, services: Services) {
     await next();
   });
 
+  // The profile's discovery values, where the spec's table lists a subset of what works.
+  provider.use(async (ctx: Context, next: Next) => {
+    await next();
+    if (ctx.path !== '/.well-known/openid-configuration' || ctx.status !== 200 || typeof ctx.body !== 'object') return;
+    const body = ctx.body as Record<string, unknown>;
+    if (profile.advertisedScopes) body.scopes_supported = profile.advertisedScopes;
+    if (profile.advertisedClaims) body.claims_supported = profile.advertisedClaims;
+    if (profile.advertisedClientAuthMethods) body.token_endpoint_auth_methods_supported = profile.advertisedClientAuthMethods;
+  });
+
+  // Client management at the profile's own path (hosted: /client/<id>), on top of
+  // oidc-provider's <registration>/<id> route: requests are mapped in, URIs mapped out.
+  if (profile.clientManagementPath !== profile.routes.registration) {
+    const outside = `${profile.clientManagementPath}/`;
+    const inside = `${profile.routes.registration}/`;
+    provider.use(async (ctx: Context, next: Next) => {
+      if (ctx.path.startsWith(inside)) {
+        ctx.status = 404;
+        ctx.body = { error: 'not_found', error_description: `clients are managed at ${outside}<client_id>` };
+        return;
+      }
+      if (ctx.path.startsWith(outside)) ctx.path = inside + ctx.path.slice(outside.length);
+      await next();
+      const body = ctx.body as { registration_client_uri?: string } | undefined;
+      if (body && typeof body === 'object' && typeof body.registration_client_uri === 'string') {
+        body.registration_client_uri = body.registration_client_uri.replace(
+          `${config.baseUrl}${inside}`,
+          `${config.baseUrl}${outside}`,
+        );
+      }
+    });
+  }
+
   const router = new Router();
+  legalRoutes(router, config, services.assets.stylesheets);
   router.get('/health', async (ctx) => {
     const checks: Record<string, string> = {};
     try {

@@ -143,6 +143,7 @@ const schema = z.object({
     return keys;
   }),
   TRUST_PROXY: bool('TRUST_PROXY'),
+  ALLOW_PRIVATE_FETCH: bool('ALLOW_PRIVATE_FETCH'),
   LOG_LEVEL: optionalText.transform((value, ctx) => {
     const level = value ?? 'info';
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
@@ -170,12 +171,28 @@ const schema = z.object({
     return value;
   }),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000, 10_000),
+  LEGAL_PRIVACY_FILE: optionalText,
+  LEGAL_TERMS_FILE: optionalText,
+  OPERATOR_NAME: optionalText,
   RATE_LIMIT_WINDOW_SECONDS: int(1, 3600, 60),
   RATE_LIMIT_INTERACTION: int(0, 1_000_000, 30),
   RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 20),
   RATE_LIMIT_TOKEN: int(0, 1_000_000, 120),
   RATE_LIMIT_FAIL_OPEN: bool('RATE_LIMIT_FAIL_OPEN'),
 });
+
+/** An operator-supplied legal text: HTML (trusted, from the operator's file) or plain text. */
+export type LegalText = { format: 'html' | 'text'; content: string };
+
+function readLegalFile(variable: string, path: string | undefined): LegalText | undefined {
+  if (path === undefined) return undefined;
+  try {
+    const content = readFileSync(path, 'utf8');
+    return { format: /\.html?$/i.test(path) ? 'html' : 'text', content };
+  } catch (error) {
+    throw new ConfigError(`${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
+  }
+}
 
 export type Config = {
   port: number;
@@ -200,11 +217,15 @@ export type Config = {
   staticClients: Record<string, unknown>[];
   cookieKeys?: string[];
   trustProxy: boolean;
+  /** Let oidc-provider fetch client jwks_uri / sector_identifier_uri on private and loopback addresses. */
+  allowPrivateFetch: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   interactionBodyLimit: number;
   statement?: string;
   registrationToken?: string;
   shutdownTimeoutMs: number;
+  /** Texts of /legal/privacy and /legal/terms (read at start), and who operates this instance. */
+  legal: { privacy?: LegalText; terms?: LegalText; operator: string };
   /** Requests per client address per window (0 = no limit). */
   rateLimits: { windowSeconds: number; interaction: number; registration: number; token: number; failOpen: boolean };
 };
@@ -281,11 +302,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     staticClients: s.CLIENTS_FILE ? readClientsFile(s.CLIENTS_FILE) : [],
     cookieKeys: s.COOKIE_KEYS,
     trustProxy: s.TRUST_PROXY,
+    allowPrivateFetch: s.ALLOW_PRIVATE_FETCH,
     logLevel: s.LOG_LEVEL,
     interactionBodyLimit: s.INTERACTION_BODY_LIMIT,
     statement: s.SIWE_STATEMENT,
     registrationToken: s.REGISTRATION_TOKEN,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
+    legal: {
+      privacy: readLegalFile('LEGAL_PRIVACY_FILE', s.LEGAL_PRIVACY_FILE),
+      terms: readLegalFile('LEGAL_TERMS_FILE', s.LEGAL_TERMS_FILE),
+      operator: s.OPERATOR_NAME ?? `the operator of ${s.ISSUER.host}`,
+    },
     rateLimits: {
       windowSeconds: s.RATE_LIMIT_WINDOW_SECONDS,
       interaction: s.RATE_LIMIT_INTERACTION,

@@ -9,6 +9,7 @@ import { claimsOf, loadSignIn } from './account.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
+import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
 import { PROFILES } from './profiles.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
@@ -143,6 +144,10 @@ export function createProvider({
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
+    discovery: {
+      op_policy_uri: `${config.baseUrl}${LEGAL_PATHS.privacy}`,
+      op_tos_uri: `${config.baseUrl}${LEGAL_PATHS.terms}`,
+    },
     extraClientMetadata: {
       // RFC 7591 metadata oidc-provider does not know, accepted and stored as given. Their
       // validator also runs Signet's redirect URI rule on every client, however it arrives.
@@ -153,6 +158,12 @@ export function createProvider({
         }
         if (key === 'software_id') assertRedirectUris(metadata as never);
       },
+    },
+    // oidc-provider refuses to fetch client documents (jwks_uri, sector_identifier_uri) from
+    // special-use addresses (SSRF protection); ALLOW_PRIVATE_FETCH lifts that for development.
+    fetch: (url, options) => {
+      if (config.allowPrivateFetch) delete (options as { dispatcher?: unknown }).dispatcher;
+      return globalThis.fetch(url, options);
     },
     async findAccount(ctx, accountId, token) {
       const grantId =

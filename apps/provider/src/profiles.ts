@@ -19,6 +19,8 @@ export type ProfileDefinition = {
   /** Public path prefix of client management (RFC 7592), when it differs from the registration route. */
   clientManagementPath: string;
   scopes: string[];
+  /** The scopes_supported list advertised, when a subset of what works. */
+  advertisedScopes?: string[];
   responseTypes: string[];
   subjectTypes: string[];
   /** Token endpoint client authentication methods accepted. */
@@ -29,8 +31,6 @@ export type ProfileDefinition = {
   advertisedClaims?: string[];
   /** token_endpoint_auth_method of a registered client that names none. */
   defaultClientAuthMethod: 'none' | 'client_secret_basic';
-  /** Privacy policy and terms pages under /legal/. */
-  legalPages: boolean;
 };
 
 const COMMON_ROUTES = {
@@ -49,18 +49,18 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
     subjectTypes: ['public'],
     clientAuthMethods: ['none', 'client_secret_basic'],
     defaultClientAuthMethod: 'none',
-    legalPages: false,
   },
   hosted: {
     routes: { ...COMMON_ROUTES, authorization: '/authorize', userinfo: '/userinfo', jwks: '/jwk', registration: '/register' },
     clientManagementPath: '/client',
-    scopes: ['openid', 'profile'],
+    // siwe works too (the raw message and signature); the spec's table advertises these two.
+    scopes: ['openid', 'profile', 'siwe'],
+    advertisedScopes: ['openid', 'profile'],
     responseTypes: ['code', 'id_token', 'id_token token'],
     subjectTypes: ['public', 'pairwise'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
     advertisedClientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     advertisedClaims: ['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture'],
     defaultClientAuthMethod: 'client_secret_basic',
-    legalPages: true,
   },
 };
