@@ -4,61 +4,33 @@
  * reads `process.env`.
  */
 import { readFileSync } from 'node:fs';
+import { bool, type Env, httpUrl, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
 import { rpcUrlsFromSettings } from '@signet/siwe';
 import { z } from 'zod';
 
 export type Profile = 'self-hosted' | 'hosted';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+/** A setting that stops the start; the message begins with the variable's name. */
+export { SettingsError as ConfigError };
 
-const bool = (name: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value.trim() === '') return false;
-      const v = value.trim().toLowerCase();
-      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-      if (['0', 'false', 'no', 'off'].includes(v)) return false;
-      ctx.addIssue({ code: 'custom', message: `${name} must be true or false` });
-      return z.NEVER;
-    });
+const ConfigError = SettingsError;
 
-const int = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value.trim() === '') return fallback;
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}` });
-        return z.NEVER;
-      }
-      return n;
-    });
+const optionalText = text();
 
-const optionalText = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-
-const httpUrl = (value: string) => {
+function parseHttpUrl(value: string): URL | undefined {
   try {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
   } catch {
     return undefined;
   }
-};
+}
 
-const schema = z.object({
+const schema = {
   PORT: int(1, 65535, 3000),
-  HOST: optionalText.transform((v) => v ?? '0.0.0.0'),
+  HOST: text().transform((v) => v ?? '0.0.0.0'),
   ISSUER: optionalText.transform((value, ctx) => {
-    const url = httpUrl(value ?? 'http://localhost:3000');
+    const url = parseHttpUrl(value ?? 'http://localhost:3000');
     if (!url || url.search || url.hash || url.username || url.password || url.pathname !== '/') {
       ctx.addIssue({
         code: 'custom',
@@ -68,14 +40,7 @@ const schema = z.object({
     }
     return url;
   }),
-  PROFILE: optionalText.transform((value, ctx) => {
-    const profile = value ?? 'self-hosted';
-    if (profile !== 'self-hosted' && profile !== 'hosted') {
-      ctx.addIssue({ code: 'custom', message: 'must be "self-hosted" or "hosted"' });
-      return z.NEVER;
-    }
-    return profile as Profile;
-  }),
+  PROFILE: oneOf<Profile>(['self-hosted', 'hosted'], 'self-hosted'),
   STORAGE_URL: optionalText.transform((value, ctx) => {
     const raw = value ?? 'sqlite:./data/signet.db';
     if (raw === 'memory:') return { kind: 'memory' as const };
@@ -100,14 +65,7 @@ const schema = z.object({
     return z.NEVER;
   }),
   STORAGE_PREFIX: optionalText.transform((v) => v ?? 'signet:'),
-  ENS_RPC_URL: optionalText.transform((value, ctx) => {
-    if (value === undefined) return undefined;
-    if (!httpUrl(value)) {
-      ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
-      return z.NEVER;
-    }
-    return value;
-  }),
+  ENS_RPC_URL: httpUrl(),
   ENS_UNIVERSAL_RESOLVER: optionalText.transform((value, ctx) => {
     if (value === undefined) return undefined;
     if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
@@ -142,16 +100,9 @@ const schema = z.object({
     }
     return keys;
   }),
-  TRUST_PROXY: bool('TRUST_PROXY'),
-  ALLOW_PRIVATE_FETCH: bool('ALLOW_PRIVATE_FETCH'),
-  LOG_LEVEL: optionalText.transform((value, ctx) => {
-    const level = value ?? 'info';
-    if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
-      ctx.addIssue({ code: 'custom', message: 'must be one of fatal, error, warn, info, debug, trace, silent' });
-      return z.NEVER;
-    }
-    return level as 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  }),
+  TRUST_PROXY: bool(),
+  ALLOW_PRIVATE_FETCH: bool(),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   INTERACTION_BODY_LIMIT: int(1024, 1024 * 1024, 32 * 1024),
   SIWE_STATEMENT: optionalText.transform((value, ctx) => {
     if (value !== undefined && !/^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= {}]*$/.test(value)) {
@@ -163,13 +114,7 @@ const schema = z.object({
     }
     return value;
   }),
-  REGISTRATION_TOKEN: optionalText.transform((value, ctx) => {
-    if (value !== undefined && value.length < 16) {
-      ctx.addIssue({ code: 'custom', message: 'must be at least 16 characters when set' });
-      return z.NEVER;
-    }
-    return value;
-  }),
+  REGISTRATION_TOKEN: secret(16, { optional: true }),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000, 10_000),
   LEGAL_PRIVACY_FILE: optionalText,
   LEGAL_TERMS_FILE: optionalText,
@@ -178,8 +123,8 @@ const schema = z.object({
   RATE_LIMIT_INTERACTION: int(0, 1_000_000, 30),
   RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 20),
   RATE_LIMIT_TOKEN: int(0, 1_000_000, 120),
-  RATE_LIMIT_FAIL_OPEN: bool('RATE_LIMIT_FAIL_OPEN'),
-});
+  RATE_LIMIT_FAIL_OPEN: bool(),
+};
 
 /** An operator-supplied legal text: HTML (trusted, from the operator's file) or plain text. */
 export type LegalText = { format: 'html' | 'text'; content: string };
@@ -259,16 +204,8 @@ function readClientsFile(path: string): Record<string, unknown>[] {
 }
 
 /** Reads and validates the settings; throws ConfigError naming the first bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const result = schema.safeParse(env);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const variable = String(issue?.path[0] ?? 'settings');
-    throw new ConfigError(
-      `${variable}: ${issue?.message ?? 'invalid'}${env[variable] === undefined ? '' : ` (got ${JSON.stringify(env[variable])})`}`,
-    );
-  }
-  const s = result.data;
+export function loadConfig(env: Env = process.env): Config {
+  const s = readSettings(schema, env);
   let rpcUrls: Record<number, string>;
   try {
     rpcUrls = rpcUrlsFromSettings({ ETH_RPC_URL: env.ETH_RPC_URL, RPC_URLS: env.RPC_URLS });

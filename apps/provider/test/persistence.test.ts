@@ -221,7 +221,7 @@ describe('settings are validated once, at start, naming the variable', () => {
     [{ PORT: 'abc' }, /^PORT:/],
     [{ ISSUER: 'ftp://x.example' }, /^ISSUER:/],
     [{ ISSUER: 'https://x.example/path' }, /^ISSUER:/],
-    [{ PROFILE: 'cloud' }, /^PROFILE: must be "self-hosted" or "hosted"/],
+    [{ PROFILE: 'cloud' }, /^PROFILE: must be one of self-hosted, hosted/],
     [{ STORAGE_URL: 'postgres://x' }, /^STORAGE_URL:/],
     [{ ETH_RPC_URL: 'not a url' }, /^ETH_RPC_URL:/],
     [{ RPC_URLS: '137' }, /^RPC_URLS:/],

@@ -1,9 +1,10 @@
 /**
- * A minimal cookie jar for tests that speak HTTP the way a browser would: it keeps cookies
- * by name and path and sends the ones whose path matches (oidc-provider scopes its
- * interaction cookies to /interaction/<uid> and /auth/<uid>).
+ * A minimal cookie jar for tests that speak HTTP the way a browser would: it keeps host-only
+ * cookies by host, name and path, and sends the ones whose host and path match (oidc-provider
+ * scopes its interaction cookies to /interaction/<uid> and /auth/<uid>). Like browsers, it
+ * does not separate ports.
  */
-type Cookie = { name: string; value: string; path: string; expires?: number };
+type Cookie = { name: string; value: string; host: string; path: string; expires?: number };
 
 export class CookieJar {
   private cookies = new Map<string, Cookie>();
@@ -24,9 +25,9 @@ export class CookieJar {
         if (k === 'expires') expires = Date.parse(val);
         if (k === 'max-age') expires = Date.now() + Number(val) * 1000;
       }
-      const id = `${name}|${path}`;
+      const id = `${url.hostname}|${name}|${path}`;
       if (value === '' || (expires !== undefined && expires <= Date.now())) this.cookies.delete(id);
-      else this.cookies.set(id, { name, value, path, expires });
+      else this.cookies.set(id, { name, value, host: url.hostname, path, expires });
     }
   }
 
@@ -44,8 +45,8 @@ export class CookieJar {
       .join('; ');
   }
 
-  names(): string[] {
-    return [...this.cookies.values()].map((c) => c.name);
+  names(host?: string): string[] {
+    return [...this.cookies.values()].filter((c) => host === undefined || c.host === host).map((c) => c.name);
   }
 
   clear(): void {

@@ -1,0 +1,239 @@
+/**
+ * The reference relying party: a Hono app with the spec's four routes and a small page.
+ *
+ *   GET /api/auth/login     state + PKCE (S256) verifier + nonce into the session, redirect to the provider
+ *   GET /api/auth/callback  check state, exchange the code, validate the ID token, fetch userinfo, sign in
+ *   GET /api/auth/me        { sub, preferredUsername, picture } or 401
+ *   GET /api/auth/logout    clear the session, redirect to the provider's end_session_endpoint
+ */
+import { Hono } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { secureHeaders } from 'hono/secure-headers';
+import { getIronSession, type IronSession, type SessionOptions } from 'iron-session';
+import * as oidc from 'openid-client';
+import type { ClientConfig } from './config.ts';
+import { LOGO_SVG, renderHome, STYLES } from './page.ts';
+import { createRegistrar, type RegistrationOptions } from './registration.ts';
+
+export type SessionUser = { sub: string; preferredUsername: string; picture?: string; siweMessage?: string };
+
+type SessionData = {
+  pending?: { state: string; codeVerifier: string; nonce: string; startedAt: number };
+  user?: SessionUser;
+  idToken?: string;
+};
+
+const SESSION_COOKIE = 'signet_rp';
+/** A sign-in left pending longer than this is abandoned. */
+const PENDING_TTL_MS = 10 * 60_000;
+
+export type ClientAppOptions = RegistrationOptions & {
+  /** openid-client options (allowInsecureRequests for a provider on http://localhost). */
+  execute?: ((config: oidc.Configuration) => void)[];
+};
+
+export function buildClientApp(config: ClientConfig, options: ClientAppOptions = {}) {
+  const registrar = createRegistrar(config, options);
+  let configuration: Promise<oidc.Configuration> | undefined;
+
+  /** Discovery + this client's registration, made once and reused. */
+  const oidcConfig = () => {
+    configuration ??= (async () => {
+      const registration = await registrar.get();
+      const auth = registration.client_secret ? oidc.ClientSecretBasic(registration.client_secret) : oidc.None();
+      return oidc.discovery(new URL(config.issuer), registration.client_id, undefined, auth, { execute: options.execute });
+    })().catch((error) => {
+      configuration = undefined;
+      throw error;
+    });
+    return configuration;
+  };
+
+  const sessionOptions: SessionOptions = {
+    password: config.sessionSecret,
+    cookieName: SESSION_COOKIE,
+    ttl: 24 * 3600,
+    cookieOptions: { httpOnly: true, sameSite: 'lax', secure: config.production, path: '/' },
+  };
+
+  const app = new Hono<{ Variables: { session: IronSession<SessionData> } }>();
+
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        imgSrc: ["'self'", 'https:', 'data:', 'http://localhost:*', 'http://127.0.0.1:*'],
+        styleSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+      referrerPolicy: 'no-referrer',
+      crossOriginResourcePolicy: 'same-origin',
+    }),
+  );
+
+  app.use(async (c, next) => {
+    const session = await getIronSession<SessionData>(
+      {
+        get: (name: string) => {
+          const value = getCookie(c, name);
+          return value === undefined ? undefined : { name, value };
+        },
+        set: (name: string, value: string, cookie?: Record<string, unknown>) => {
+          setCookie(c, name, value, {
+            httpOnly: true,
+            sameSite: 'Lax',
+            secure: config.production,
+            path: '/',
+            ...(cookie?.maxAge !== undefined ? { maxAge: Number(cookie.maxAge) } : {}),
+          });
+        },
+      } as never,
+      sessionOptions,
+    );
+    c.set('session', session);
+    await next();
+  });
+
+  const backWithError = (error: string, description: string) =>
+    `/?${new URLSearchParams({ error, error_description: description.slice(0, 300) })}`;
+
+  app.get('/api/auth/login', async (c) => {
+    let config_: oidc.Configuration;
+    try {
+      config_ = await oidcConfig();
+    } catch (error) {
+      return c.redirect(backWithError('provider_unavailable', `could not reach the provider: ${(error as Error).message}`), 302);
+    }
+    const codeVerifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const session = c.get('session');
+    session.pending = { state, codeVerifier, nonce, startedAt: Date.now() };
+    await session.save();
+    const url = oidc.buildAuthorizationUrl(config_, {
+      redirect_uri: config.redirectUri,
+      scope: config.scope,
+      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    return c.redirect(url.href, 302);
+  });
+
+  app.get('/api/auth/callback', async (c) => {
+    const session = c.get('session');
+    const pending = session.pending;
+    const query = new URL(c.req.url).search;
+    // The URL the provider redirected to, as registered (not as this server sees itself behind a proxy).
+    const currentUrl = new URL(`${config.redirectUri}${query}`);
+    const fail = async (error: string, description: string) => {
+      session.destroy();
+      return c.redirect(backWithError(error, description), 302);
+    };
+    if (currentUrl.searchParams.has('error')) {
+      return fail(
+        currentUrl.searchParams.get('error') as string,
+        currentUrl.searchParams.get('error_description') ?? 'the provider refused',
+      );
+    }
+    if (!pending || Date.now() - pending.startedAt > PENDING_TTL_MS) {
+      return fail('no_pending_sign_in', 'no sign-in was started from this browser (or it expired); try again');
+    }
+    try {
+      const config_ = await oidcConfig();
+      const tokens = await oidc.authorizationCodeGrant(config_, currentUrl, {
+        pkceCodeVerifier: pending.codeVerifier,
+        expectedState: pending.state,
+        expectedNonce: pending.nonce,
+        idTokenExpected: true,
+      });
+      const claims = tokens.claims();
+      if (!claims) return await fail('invalid_id_token', 'the provider returned no ID token');
+      const userinfo = await oidc.fetchUserInfo(config_, tokens.access_token, claims.sub);
+      const user: SessionUser = {
+        sub: claims.sub,
+        preferredUsername: String(userinfo.preferred_username ?? claims.preferred_username ?? claims.sub),
+        ...(typeof (userinfo.picture ?? claims.picture) === 'string'
+          ? { picture: String(userinfo.picture ?? claims.picture) }
+          : {}),
+        ...(typeof userinfo.siwe_message === 'string' ? { siweMessage: userinfo.siwe_message } : {}),
+      };
+      session.pending = undefined;
+      session.user = user;
+      session.idToken = tokens.id_token;
+      await session.save();
+      return c.redirect('/', 302);
+    } catch (error) {
+      const e = error as {
+        error?: string;
+        error_description?: string;
+        code?: string;
+        message: string;
+        cause?: { message?: string };
+      };
+      const description = e.error_description ?? (e.cause?.message ? `${e.message}: ${e.cause.message}` : e.message);
+      return fail(e.error ?? e.code ?? 'sign_in_failed', description);
+    }
+  });
+
+  app.get('/api/auth/me', (c) => {
+    const user = c.get('session').user;
+    if (!user) return c.json({ error: 'not_signed_in' }, 401);
+    return c.json(user);
+  });
+
+  app.get('/api/auth/logout', async (c) => {
+    const session = c.get('session');
+    const idToken = session.idToken;
+    session.destroy();
+    try {
+      const config_ = await oidcConfig();
+      if (config_.serverMetadata().end_session_endpoint) {
+        const url = oidc.buildEndSessionUrl(config_, {
+          post_logout_redirect_uri: `${config.appOrigin}/`,
+          ...(idToken ? { id_token_hint: idToken } : {}),
+        });
+        return c.redirect(url.href, 302);
+      }
+    } catch {
+      // provider unreachable: the local session is gone anyway
+    }
+    return c.redirect('/', 302);
+  });
+
+  app.get('/logo.svg', (c) => {
+    c.header('content-type', 'image/svg+xml');
+    c.header('cache-control', 'public, max-age=86400');
+    return c.body(LOGO_SVG);
+  });
+
+  app.get('/styles.css', (c) => {
+    c.header('content-type', 'text/css; charset=utf-8');
+    c.header('cache-control', 'public, max-age=3600');
+    return c.body(STYLES);
+  });
+
+  app.get('/', (c) => {
+    c.header('cache-control', 'no-store');
+    return c.html(
+      renderHome({
+        user: c.get('session').user,
+        error: c.req.query('error'),
+        errorDescription: c.req.query('error_description'),
+        issuer: config.issuer,
+        name: config.clientName,
+      }),
+    );
+  });
+
+  app.notFound((c) => c.json({ error: 'not_found' }, 404));
+  app.onError((error, c) => {
+    console.error(error);
+    return c.json({ error: 'server_error' }, 500);
+  });
+
+  return { app, registration: () => registrar.get() };
+}
