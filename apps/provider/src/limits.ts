@@ -1,8 +1,10 @@
 /**
- * Fixed-window rate limits per client address, counted in the provider's storage: in
- * memory or SQLite for one process, in Redis shared by every replica. When the counter
- * store cannot be reached the limiter fails closed (503) unless RATE_LIMIT_FAIL_OPEN is set.
+ * Fixed-window rate limits per client address (@signet/ratelimit), counted in the provider's
+ * storage: in memory or SQLite for one process, in Redis shared by every replica. When the
+ * counters cannot be reached the limiter fails closed (503) unless RATE_LIMIT_FAIL_OPEN is set.
+ * The client address is the socket's, or X-Forwarded-For's only with TRUST_PROXY (Koa's ctx.ip).
  */
+import { createRateLimiter, type RateLimiter } from '@signet/ratelimit';
 import type { Context } from 'koa';
 import type { Config } from './config.ts';
 import { InteractionError } from './interaction/errors.ts';
@@ -19,14 +21,18 @@ export type RateLimits = {
 
 export function createRateLimits(store: Store, config: Config, logger: Logger, metrics: Metrics): RateLimits {
   const { windowSeconds, failOpen } = config.rateLimits;
+  const limiters = new Map<LimitBucket, RateLimiter>();
+  for (const bucket of ['interaction', 'registration', 'token'] as const) {
+    const limit = config.rateLimits[bucket];
+    if (limit > 0) limiters.set(bucket, createRateLimiter({ limit, windowSeconds, store, prefix: `rl:${bucket}:` }));
+  }
   return {
     async check(ctx, bucket) {
-      const limit = config.rateLimits[bucket];
-      if (limit === 0) return;
-      const window = Math.floor(Date.now() / 1000 / windowSeconds);
-      let count: number;
+      const limiter = limiters.get(bucket);
+      if (!limiter) return;
+      let result: Awaited<ReturnType<RateLimiter>>;
       try {
-        count = await store.increment(`rl:${bucket}:${ctx.ip}:${window}`, windowSeconds);
+        result = await limiter(ctx.ip);
       } catch (error) {
         if (failOpen) {
           logger.warn({ err: error, bucket }, 'rate-limit store unavailable; failing open (RATE_LIMIT_FAIL_OPEN)');
@@ -36,14 +42,12 @@ export function createRateLimits(store: Store, config: Config, logger: Logger, m
           cause: error instanceof StorageUnavailableError ? error : new StorageUnavailableError(String(error)),
         });
       }
-      const remaining = Math.max(0, limit - count);
-      ctx.set('RateLimit-Limit', String(limit));
-      ctx.set('RateLimit-Remaining', String(remaining));
-      if (count > limit) {
-        const retryAfter = windowSeconds - (Math.floor(Date.now() / 1000) % windowSeconds);
-        ctx.set('Retry-After', String(retryAfter));
+      ctx.set('RateLimit-Limit', String(result.limit));
+      ctx.set('RateLimit-Remaining', String(result.remaining));
+      if (!result.allowed) {
+        ctx.set('Retry-After', String(result.retryAfter));
         metrics.rateLimited(bucket);
-        throw new InteractionError('RATE_LIMITED', `too many requests from this address; retry in ${retryAfter} s`);
+        throw new InteractionError('RATE_LIMITED', `too many requests from this address; retry in ${result.retryAfter} s`);
       }
     },
   };

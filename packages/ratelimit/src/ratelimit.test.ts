@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { clientAddress, createMemoryCounterStore, createRateLimiter } from './index.ts';
+
+describe('createRateLimiter', () => {
+  it('allows `limit` hits per window and key, then refuses until the next window', async () => {
+    let now = Date.parse('2025-01-01T00:00:00Z');
+    const limiter = createRateLimiter({ limit: 3, windowSeconds: 60, now: () => now });
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await limiter('1.2.3.4'));
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
+    expect(results.map((r) => r.remaining)).toEqual([2, 1, 0, 0]);
+    expect(results[3]?.retryAfter).toBe(60);
+    expect((await limiter('5.6.7.8')).allowed).toBe(true);
+    now += 60_000;
+    expect((await limiter('1.2.3.4')).allowed).toBe(true);
+  });
+
+  it('sweeps expired counters', async () => {
+    let now = 0;
+    const store = createMemoryCounterStore(() => now);
+    for (let i = 0; i < 50; i++) await store.increment(`k${i}`, 10);
+    now += 11_000;
+    await store.increment('fresh', 10);
+    expect(store.size()).toBe(1);
+  });
+
+  it('refuses a nonsensical configuration at creation', () => {
+    expect(() => createRateLimiter({ limit: 0, windowSeconds: 1 })).toThrow(RangeError);
+    expect(() => createRateLimiter({ limit: 1, windowSeconds: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('clientAddress', () => {
+  it('ignores X-Forwarded-For unless the proxy is trusted', () => {
+    expect(clientAddress('10.0.0.1', '203.0.113.9, 10.0.0.1', false)).toBe('10.0.0.1');
+    expect(clientAddress('10.0.0.1', '203.0.113.9, 10.0.0.1', true)).toBe('203.0.113.9');
+    expect(clientAddress('10.0.0.1', null, true)).toBe('10.0.0.1');
+  });
+});
