@@ -6,10 +6,11 @@
  *   GET /api/auth/me        { sub, preferredUsername, picture } or 401
  *   GET /api/auth/logout    clear the session, redirect to the provider's end_session_endpoint
  */
+
+import { ironSession } from '@signet/hono-kit';
 import { Hono } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
-import { getIronSession, type IronSession, type SessionOptions } from 'iron-session';
+import type { IronSession } from 'iron-session';
 import * as oidc from 'openid-client';
 import type { ClientConfig } from './config.ts';
 import { LOGO_SVG, renderHome, STYLES } from './page.ts';
@@ -49,13 +50,6 @@ export function buildClientApp(config: ClientConfig, options: ClientAppOptions =
     return configuration;
   };
 
-  const sessionOptions: SessionOptions = {
-    password: config.sessionSecret,
-    cookieName: SESSION_COOKIE,
-    ttl: 24 * 3600,
-    cookieOptions: { httpOnly: true, sameSite: 'lax', secure: config.production, path: '/' },
-  };
-
   const app = new Hono<{ Variables: { session: IronSession<SessionData> } }>();
 
   app.use(
@@ -73,28 +67,14 @@ export function buildClientApp(config: ClientConfig, options: ClientAppOptions =
     }),
   );
 
-  app.use(async (c, next) => {
-    const session = await getIronSession<SessionData>(
-      {
-        get: (name: string) => {
-          const value = getCookie(c, name);
-          return value === undefined ? undefined : { name, value };
-        },
-        set: (name: string, value: string, cookie?: Record<string, unknown>) => {
-          setCookie(c, name, value, {
-            httpOnly: true,
-            sameSite: 'Lax',
-            secure: config.production,
-            path: '/',
-            ...(cookie?.maxAge !== undefined ? { maxAge: Number(cookie.maxAge) } : {}),
-          });
-        },
-      } as never,
-      sessionOptions,
-    );
-    c.set('session', session);
-    await next();
-  });
+  app.use(
+    ironSession<SessionData>({
+      password: config.sessionSecret,
+      cookieName: SESSION_COOKIE,
+      ttl: 24 * 3600,
+      secure: config.production,
+    }),
+  );
 
   const backWithError = (error: string, description: string) =>
     `/?${new URLSearchParams({ error, error_description: description.slice(0, 300) })}`;

@@ -19,7 +19,13 @@ export { type SiweMessage, siweTime } from './message.ts';
 export { generateNonce } from './nonce.ts';
 export { parseSiweMessage } from './parse.ts';
 export { personalSignHash, recoverPersonalSignAddress } from './recover.ts';
-export { DEFAULT_CLOCK_SKEW_MS, type SiweExpectations, validateSiweMessage } from './validate.ts';
+export {
+  DEFAULT_CLOCK_SKEW_MS,
+  type SiweExpectations,
+  validateSiweFields,
+  validateSiweMessage,
+  validateSiweTimes,
+} from './validate.ts';
 export {
   type SiweVerificationClient,
   type SiweVerificationMethod,

@@ -3,7 +3,7 @@ import { createSiweMessage } from './create.ts';
 import { SiweError, type SiweErrorType } from './errors.ts';
 import type { SiweMessage } from './message.ts';
 import { parseSiweMessage } from './parse.ts';
-import { type SiweExpectations, validateSiweMessage } from './validate.ts';
+import { type SiweExpectations, validateSiweFields, validateSiweMessage, validateSiweTimes } from './validate.ts';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');
 const minutes = (n: number) => n * 60_000;
@@ -112,5 +112,17 @@ describe('validateSiweMessage', () => {
     const error = failure({ ...base, chainId: 137 }, expectations);
     expect(error).toMatchObject({ field: 'chainId', expected: [1, 10], received: 137 });
     expect(error.message).toContain('137');
+  });
+});
+
+describe('validateSiweFields / validateSiweTimes', () => {
+  it('split validateSiweMessage into its non-time and time checks', () => {
+    const expired = { ...base, expirationTime: at(-1) };
+    expect(validateSiweFields(expired, { ...expectations })).toBe(expired);
+    expect(() => validateSiweTimes(expired, { time: NOW })).toThrow(expect.objectContaining({ type: 'EXPIRED_MESSAGE' }));
+    expect(() => validateSiweFields({ ...base, nonce: 'zzzzzzzzzzzz' }, expectations)).toThrow(
+      expect.objectContaining({ type: 'NONCE_MISMATCH' }),
+    );
+    expect(validateSiweTimes({ ...base, nonce: 'zzzzzzzzzzzz' }, { time: NOW })).toBeTruthy();
   });
 });

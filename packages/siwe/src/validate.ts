@@ -53,6 +53,66 @@ const normalizeDomain = (domain: string) => domain.toLowerCase();
  * first failure as a `SiweError`.
  */
 export function validateSiweMessage(message: SiweMessage, expect: SiweExpectations = {}): SiweMessage {
+  checkBinding(message, expect);
+  validateSiweTimes(message, expect);
+  checkAccount(message, expect);
+  return message;
+}
+
+/**
+ * Every check of validateSiweMessage except the times: for verifiers that must run the time
+ * checks at another point of their order (e.g. after the signature, as the example backends do).
+ */
+export function validateSiweFields(message: SiweMessage, expect: SiweExpectations = {}): SiweMessage {
+  checkBinding(message, expect);
+  checkAccount(message, expect);
+  return message;
+}
+
+/** Only the time checks: issuedAt not ahead (skew) nor too old, expirationTime ahead, notBefore passed. */
+export function validateSiweTimes(
+  message: SiweMessage,
+  expect: Pick<SiweExpectations, 'time' | 'maxAge' | 'notIssuedBefore' | 'clockSkew'> = {},
+): SiweMessage {
+  const now = ms(expect.time ?? Date.now());
+  const skew = expect.clockSkew ?? DEFAULT_CLOCK_SKEW_MS;
+  const issuedAt = siweTime(message.issuedAt);
+  if (issuedAt > now + skew) {
+    throw new SiweError('ISSUED_IN_FUTURE', `issued at ${message.issuedAt}, which is in the future`, {
+      field: 'issuedAt',
+      received: message.issuedAt,
+    });
+  }
+  if (expect.maxAge !== undefined && issuedAt < now - expect.maxAge) {
+    throw new SiweError('MESSAGE_TOO_OLD', `issued at ${message.issuedAt}, more than ${Math.round(expect.maxAge / 1000)} s ago`, {
+      field: 'issuedAt',
+      received: message.issuedAt,
+    });
+  }
+  if (expect.notIssuedBefore !== undefined && issuedAt < ms(expect.notIssuedBefore) - skew) {
+    throw new SiweError('MESSAGE_TOO_OLD', `issued at ${message.issuedAt}, before this sign-in began`, {
+      field: 'issuedAt',
+      received: message.issuedAt,
+    });
+  }
+  if (message.expirationTime !== undefined && siweTime(message.expirationTime) <= now) {
+    throw new SiweError('EXPIRED_MESSAGE', `expired at ${message.expirationTime}`, {
+      field: 'expirationTime',
+      received: message.expirationTime,
+    });
+  }
+  if (message.notBefore !== undefined && siweTime(message.notBefore) > now + skew) {
+    throw new SiweError('NOT_YET_VALID_MESSAGE', `not valid before ${message.notBefore}`, {
+      field: 'notBefore',
+      received: message.notBefore,
+    });
+  }
+
+  return message;
+}
+
+/** Domain, scheme, URI, nonce and chain allow-list. */
+function checkBinding(message: SiweMessage, expect: SiweExpectations) {
   if (expect.domain !== undefined) {
     const allowed = (typeof expect.domain === 'string' ? [expect.domain] : expect.domain).map(normalizeDomain);
     if (!allowed.includes(normalizeDomain(message.domain))) {
@@ -103,41 +163,10 @@ export function validateSiweMessage(message: SiweMessage, expect: SiweExpectatio
       received: message.chainId,
     });
   }
+}
 
-  const now = ms(expect.time ?? Date.now());
-  const skew = expect.clockSkew ?? DEFAULT_CLOCK_SKEW_MS;
-  const issuedAt = siweTime(message.issuedAt);
-  if (issuedAt > now + skew) {
-    throw new SiweError('ISSUED_IN_FUTURE', `issued at ${message.issuedAt}, which is in the future`, {
-      field: 'issuedAt',
-      received: message.issuedAt,
-    });
-  }
-  if (expect.maxAge !== undefined && issuedAt < now - expect.maxAge) {
-    throw new SiweError('MESSAGE_TOO_OLD', `issued at ${message.issuedAt}, more than ${Math.round(expect.maxAge / 1000)} s ago`, {
-      field: 'issuedAt',
-      received: message.issuedAt,
-    });
-  }
-  if (expect.notIssuedBefore !== undefined && issuedAt < ms(expect.notIssuedBefore) - skew) {
-    throw new SiweError('MESSAGE_TOO_OLD', `issued at ${message.issuedAt}, before this sign-in began`, {
-      field: 'issuedAt',
-      received: message.issuedAt,
-    });
-  }
-  if (message.expirationTime !== undefined && siweTime(message.expirationTime) <= now) {
-    throw new SiweError('EXPIRED_MESSAGE', `expired at ${message.expirationTime}`, {
-      field: 'expirationTime',
-      received: message.expirationTime,
-    });
-  }
-  if (message.notBefore !== undefined && siweTime(message.notBefore) > now + skew) {
-    throw new SiweError('NOT_YET_VALID_MESSAGE', `not valid before ${message.notBefore}`, {
-      field: 'notBefore',
-      received: message.notBefore,
-    });
-  }
-
+/** Statement, address, required chain and first resource. */
+function checkAccount(message: SiweMessage, expect: SiweExpectations) {
   if (expect.requireStatement && !message.statement) {
     throw new SiweError('INVALID_STATEMENT', 'a statement is required', { field: 'statement' });
   }
@@ -164,5 +193,4 @@ export function validateSiweMessage(message: SiweMessage, expect: SiweExpectatio
       { field: 'resources', expected: expect.resource, received: message.resources?.[0] },
     );
   }
-  return message;
 }

@@ -1,0 +1,174 @@
+/**
+ * Application A: sign-in with Ethereum into an encrypted cookie session, no OpenID Connect.
+ *
+ *   GET  /api/nonce    a fresh nonce, kept in the session          → 200 { nonce }
+ *   POST /api/verify   { message, signature }                        → 200 { address, chainId }
+ *                      or { error: { type, message } }: 401 INVALID_SIGNATURE, 503 RPC_UNAVAILABLE, 400 otherwise
+ *   GET  /api/me       → 200 { address, chainId } or 401
+ *   POST /api/logout   destroys the session                          → 200 { ok: true }
+ *
+ * POST /api/verify checks, in the spec's order: domain (EXPECTED_DOMAIN, else the Host header),
+ * nonce (the session's; it is then cleared, so each nonce serves one attempt), the signature by
+ * recovery, the message's times, and last EIP-1271/6492 on chain for contract wallets.
+ */
+import { ironSession, rateLimit } from '@signet/hono-kit';
+import { createRateLimiter } from '@signet/ratelimit';
+import {
+  type ChainRegistry,
+  createChainRegistry,
+  generateNonce,
+  isSiweError,
+  parseSiweMessage,
+  recoverPersonalSignAddress,
+  validateSiweFields,
+  validateSiweTimes,
+  verifySiweSignature,
+} from '@signet/siwe';
+import { Hono } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+import type { IronSession } from 'iron-session';
+import type { SessionAppConfig } from './config.ts';
+import { type PageAssets, pageHtml } from './page.ts';
+
+type SessionData = { nonce?: string; address?: string; chainId?: number };
+
+export type SessionAppOptions = {
+  /** "Now", for tests that move time. */
+  now?: () => number;
+  chains?: ChainRegistry;
+  assets?: PageAssets;
+};
+
+const MAX_MESSAGE_LENGTH = 10_000;
+
+type ErrorBody = { error: { type: string; message: string } };
+
+export function buildSessionApp(config: SessionAppConfig, options: SessionAppOptions = {}) {
+  const now = options.now ?? Date.now;
+  const chains = options.chains ?? createChainRegistry(config.rpcUrls);
+  const app = new Hono<{ Variables: { session: IronSession<SessionData> } }>();
+  const fail = (type: string, message: string, status: 400 | 401 | 413 | 429 | 503) => ({
+    body: { error: { type, message } } satisfies ErrorBody,
+    status,
+  });
+
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+      referrerPolicy: 'no-referrer',
+    }),
+  );
+  app.use(
+    '/api/*',
+    ironSession<SessionData>({
+      password: config.sessionSecret,
+      cookieName: 'siwe_session',
+      ttl: 24 * 3600,
+      secure: config.production,
+    }),
+  );
+
+  const limited = (limit: number, windowSeconds: number, name: string) =>
+    rateLimit({
+      limiter: createRateLimiter({ limit, windowSeconds, now, prefix: `${name}:` }),
+      trustProxy: config.trustProxy,
+      onLimited: (c, result) => c.json(fail('RATE_LIMITED', `too many requests; retry in ${result.retryAfter} s`, 429).body, 429),
+    });
+
+  app.get('/api/nonce', limited(config.rateLimits.nonce, 60, 'nonce'), async (c) => {
+    const session = c.get('session');
+    session.nonce = generateNonce();
+    await session.save();
+    c.header('cache-control', 'no-store');
+    return c.json({ nonce: session.nonce });
+  });
+
+  app.post('/api/verify', limited(config.rateLimits.verify, 15 * 60, 'verify'), async (c) => {
+    const session = c.get('session');
+    let body: { message?: unknown; signature?: unknown };
+    try {
+      body = await c.req.json();
+    } catch {
+      const f = fail('INVALID_REQUEST', 'the body must be JSON: { message, signature }', 400);
+      return c.json(f.body, f.status);
+    }
+    const { message, signature } = body ?? {};
+    if (typeof message !== 'string' || typeof signature !== 'string' || !message || !signature) {
+      const f = fail('INVALID_REQUEST', '"message" and "signature" are required strings', 400);
+      return c.json(f.body, f.status);
+    }
+    if (message.length > MAX_MESSAGE_LENGTH) {
+      const f = fail('PAYLOAD_TOO_LARGE', `the message is longer than ${MAX_MESSAGE_LENGTH} characters`, 413);
+      return c.json(f.body, f.status);
+    }
+    let nonceUsed = false;
+    try {
+      const parsed = parseSiweMessage(message);
+      // 1. Domain binding.
+      validateSiweFields(parsed, { domain: config.expectedDomain ?? c.req.header('host') ?? '' });
+      // 2. Nonce: the one this session was given; used once, whatever happens next.
+      const expectedNonce = session.nonce;
+      if (!expectedNonce) {
+        const f = fail('NONCE_MISMATCH', 'no nonce was issued to this session; GET /api/nonce first', 400);
+        return c.json(f.body, f.status);
+      }
+      validateSiweFields(parsed, { nonce: expectedNonce });
+      session.nonce = undefined;
+      nonceUsed = true;
+      // 3. Signature by recovery (no network); 4. times; 5. contract wallets on chain.
+      const recovered =
+        signature.length === 132 &&
+        recoverPersonalSignAddress(message, signature as `0x${string}`) === parsed.address.toLowerCase();
+      validateSiweTimes(parsed, { time: now() });
+      if (!recovered) await verifySiweSignature({ message, signature, client: chains });
+
+      session.address = parsed.address;
+      session.chainId = parsed.chainId;
+      await session.save();
+      return c.json({ address: parsed.address, chainId: parsed.chainId });
+    } catch (error) {
+      if (nonceUsed) await session.save(); // the nonce is spent even though this attempt failed
+      if (!isSiweError(error)) throw error;
+      const status = error.type === 'INVALID_SIGNATURE' ? 401 : error.type === 'RPC_UNAVAILABLE' ? 503 : 400;
+      return c.json(fail(error.type, error.message, status).body, status);
+    }
+  });
+
+  app.get('/api/me', (c) => {
+    const { address, chainId } = c.get('session');
+    if (!address || chainId === undefined) return c.json(fail('NOT_AUTHENTICATED', 'sign in first', 401).body, 401);
+    c.header('cache-control', 'no-store');
+    return c.json({ address, chainId });
+  });
+
+  app.post('/api/logout', (c) => {
+    c.get('session').destroy();
+    return c.json({ ok: true });
+  });
+
+  app.get('/', (c) => c.html(pageHtml(options.assets)));
+  if (options.assets) {
+    for (const [path, { type, content }] of Object.entries(options.assets.files)) {
+      app.get(path, (c) => {
+        c.header('content-type', type);
+        c.header('cache-control', 'public, max-age=31536000, immutable');
+        return c.body(content);
+      });
+    }
+  }
+  app.notFound((c) => c.json({ error: { type: 'NOT_FOUND', message: 'no such route' } }, 404));
+  app.onError((error, c) => {
+    console.error(error);
+    return c.json({ error: { type: 'INTERNAL', message: 'internal error' } }, 500);
+  });
+  return app;
+}

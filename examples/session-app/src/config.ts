@@ -1,0 +1,51 @@
+/** Application A's settings, read and validated once at start. */
+import { bool, type Env, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
+import { rpcUrlsFromSettings } from '@signet/siwe';
+
+export { SettingsError };
+
+export type SessionAppConfig = {
+  port: number;
+  sessionSecret: string;
+  /** host[:port] messages must name; undefined: the request's Host header. */
+  expectedDomain?: string;
+  rpcUrls: Record<number, string>;
+  production: boolean;
+  trustProxy: boolean;
+  /** Requests per client address: nonces per minute, verifications per 15 minutes. */
+  rateLimits: { nonce: number; verify: number };
+};
+
+const schema = {
+  PORT: int(1, 65535, 3002),
+  SESSION_SECRET: secret(32),
+  EXPECTED_DOMAIN: text(),
+  NODE_ENV: oneOf(['development', 'production', 'test'] as const, 'development'),
+  TRUST_PROXY: bool(),
+  RATE_LIMIT_NONCE: int(1, 1_000_000, 30),
+  RATE_LIMIT_VERIFY: int(1, 1_000_000, 5),
+};
+
+export function loadSessionAppConfig(env: Env = process.env): SessionAppConfig {
+  const s = readSettings(schema, env);
+  if (s.EXPECTED_DOMAIN && /[\s/]/.test(s.EXPECTED_DOMAIN)) {
+    throw new SettingsError(
+      `EXPECTED_DOMAIN: must be host[:port], like app.example.com (got ${JSON.stringify(s.EXPECTED_DOMAIN)})`,
+    );
+  }
+  let rpcUrls: Record<number, string>;
+  try {
+    rpcUrls = rpcUrlsFromSettings({ ETH_RPC_URL: env.ETH_RPC_URL, RPC_URLS: env.RPC_URLS });
+  } catch (error) {
+    throw new SettingsError((error as Error).message.replace(/^(ETH_RPC_URL|RPC_URLS)/, '$1:'));
+  }
+  return {
+    port: s.PORT,
+    sessionSecret: s.SESSION_SECRET as string,
+    expectedDomain: s.EXPECTED_DOMAIN,
+    rpcUrls,
+    production: s.NODE_ENV === 'production',
+    trustProxy: s.TRUST_PROXY,
+    rateLimits: { nonce: s.RATE_LIMIT_NONCE, verify: s.RATE_LIMIT_VERIFY },
+  };
+}
