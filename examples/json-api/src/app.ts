@@ -1,0 +1,208 @@
+/**
+ * Application B: a stateless JSON API that verifies Sign-In with Ethereum messages, exactly as
+ * spec/example-backends.md describes it (routes, processing order, messages, status codes).
+ */
+import { clientIp, rateLimit } from '@signet/hono-kit';
+import { createRateLimiter } from '@signet/ratelimit';
+import {
+  type ChainRegistry,
+  createChainRegistry,
+  isSiweError,
+  parseSiweMessage,
+  validateSiweFields,
+  validateSiweTimes,
+  verifySiweSignature,
+} from '@signet/siwe';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { secureHeaders } from 'hono/secure-headers';
+import type { JsonApiConfig } from './config.ts';
+import { HttpError } from './errors.ts';
+import { createMemoryNonceStore, type NonceStore } from './nonces.ts';
+
+export const MESSAGES = {
+  routeNotFound: 'Route not found',
+  nonceFailed: 'Failed to generate nonce',
+  internal: 'Internal server error',
+  missingInput: 'Message and signature are required',
+  invalidJson: 'Request body must be valid JSON',
+  tooLarge: 'Request body is too large (limit 10 MB)',
+  nonceExpired: 'Invalid nonce: expired',
+  nonceUsed: 'Invalid nonce: already used',
+  nonceNotFound: 'Invalid nonce: not found',
+  invalidDomain: (domain: string) => `Invalid domain: ${domain}`,
+  expired: 'Message has expired',
+  notYetValid: 'Message is not yet valid',
+  invalidSignature: 'Invalid signature',
+  verificationFailed: 'Verification failed',
+  rateLimited: 'Too many requests from this IP, please try again later.',
+  authenticated: 'Authentication successful',
+  loggedOut: 'Logged out successfully',
+  healthy: 'SIWE backend is running',
+} as const;
+
+/** The 15-minute window of 100 requests per client address. */
+export const RATE_LIMIT = { limit: 100, windowSeconds: 15 * 60 };
+export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+export type JsonApiOptions = {
+  now?: () => number;
+  nonces?: NonceStore;
+  chains?: ChainRegistry;
+};
+
+type Envelope = { success: false; error: { message: string; details?: unknown; stack?: string } };
+
+export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}) {
+  const now = options.now ?? Date.now;
+  const nonces = options.nonces ?? createMemoryNonceStore();
+  const chains = options.chains ?? createChainRegistry(config.rpcUrls);
+  const development = config.environment === 'development';
+  const app = new Hono();
+
+  const envelope = (message: string, details?: unknown, stack?: string): Envelope => ({
+    success: false,
+    error: {
+      message,
+      ...(details === undefined ? {} : { details }),
+      ...(development && stack ? { stack } : {}),
+    },
+  });
+
+  app.use(secureHeaders());
+  app.use(
+    cors({
+      origin: (origin) => (config.frontendOrigins.includes(origin) ? origin : null),
+      credentials: true,
+    }),
+  );
+  app.use(
+    rateLimit({
+      limiter: createRateLimiter({ ...RATE_LIMIT, now }),
+      trustProxy: config.trustProxy,
+      onLimited: (c) => c.json(envelope(MESSAGES.rateLimited), 429),
+    }),
+  );
+  app.use(
+    bodyLimit({
+      maxSize: BODY_LIMIT_BYTES,
+      onError: (c) => c.json(envelope(MESSAGES.tooLarge), 413),
+    }),
+  );
+
+  app.get('/health', (c) => c.json({ status: 'OK', timestamp: new Date(now()).toISOString(), message: MESSAGES.healthy }));
+
+  app.get('/auth/nonce', async (c) => {
+    try {
+      return c.json({ success: true, nonce: await nonces.create(now()) });
+    } catch (error) {
+      throw new HttpError(500, MESSAGES.nonceFailed, { cause: error });
+    }
+  });
+
+  app.post('/auth/verify', async (c) => {
+    let body: { message?: unknown; signature?: unknown };
+    try {
+      body = await c.req.json();
+    } catch (error) {
+      throw new HttpError(400, MESSAGES.invalidJson, { cause: error });
+    }
+    const { message, signature } = body ?? {};
+    // 1. Both inputs are present.
+    if (typeof message !== 'string' || typeof signature !== 'string' || !message || !signature) {
+      throw new HttpError(400, MESSAGES.missingInput);
+    }
+    try {
+      // 2. Parse.
+      const parsed = parseSiweMessage(message);
+      // 3. Validate and consume the nonce.
+      const outcome = await nonces.consume(parsed.nonce, now());
+      if (outcome !== 'ok') {
+        throw new HttpError(
+          400,
+          outcome === 'expired' ? MESSAGES.nonceExpired : outcome === 'used' ? MESSAGES.nonceUsed : MESSAGES.nonceNotFound,
+        );
+      }
+      // 4. Domain allow-list.
+      try {
+        validateSiweFields(parsed, { domain: config.allowedDomains });
+      } catch {
+        throw new HttpError(400, MESSAGES.invalidDomain(parsed.domain));
+      }
+      // 5-6. Expiration and not-before (a message issued in the future is not yet valid either).
+      try {
+        validateSiweTimes(parsed, { time: now() });
+      } catch (error) {
+        if (isSiweError(error, 'EXPIRED_MESSAGE')) throw new HttpError(400, MESSAGES.expired);
+        throw new HttpError(400, MESSAGES.notYetValid, { details: { type: isSiweError(error) ? error.type : 'INVALID_TIME' } });
+      }
+      // 7. Cryptographic verification (offline for EOAs; EIP-1271/6492 through ETH_RPC_URL).
+      let verified: Awaited<ReturnType<typeof verifySiweSignature>>;
+      try {
+        verified = await verifySiweSignature({ message, signature, client: chains });
+      } catch (error) {
+        if (isSiweError(error, 'INVALID_SIGNATURE')) {
+          throw new HttpError(401, MESSAGES.invalidSignature, { details: { type: error.type, message: error.message } });
+        }
+        throw error;
+      }
+      return c.json({
+        success: true,
+        user: {
+          address: verified.address,
+          domain: parsed.domain,
+          chainId: parsed.chainId,
+          issuedAt: parsed.issuedAt,
+          expirationTime: parsed.expirationTime ?? null,
+        },
+        message: MESSAGES.authenticated,
+      });
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      // The spec's outer handler: invalid signature 401, expired 400, anything else 500 with details.
+      if (isSiweError(error, 'INVALID_SIGNATURE'))
+        throw new HttpError(401, MESSAGES.invalidSignature, { details: { type: error.type } });
+      if (isSiweError(error, 'EXPIRED_MESSAGE')) throw new HttpError(400, MESSAGES.expired);
+      throw new HttpError(500, MESSAGES.verificationFailed, {
+        cause: error,
+        details: isSiweError(error) ? { type: error.type, message: error.message } : { message: (error as Error).message },
+      });
+    }
+  });
+
+  // Stateless: the client forgets its sign-in; nothing is invalidated here.
+  app.post('/auth/logout', (c) => c.json({ success: true, message: MESSAGES.loggedOut }));
+
+  app.get('/auth/stats', async (c) => {
+    if (config.environment === 'production') return c.json(envelope(MESSAGES.routeNotFound), 404);
+    return c.json({ success: true, stats: await nonces.stats(now()) });
+  });
+
+  app.notFound((c) => c.json(envelope(MESSAGES.routeNotFound), 404));
+
+  app.onError((error, c: Context) => {
+    // The spec's global handler: the error's status (else 500) and message (else the generic one).
+    const status = error instanceof HttpError ? error.status : 500;
+    const message = error.message || MESSAGES.internal;
+    if (status >= 500) console.error({ path: c.req.path, ip: clientIp(c, config.trustProxy) }, error);
+    return c.json(envelope(message, error instanceof HttpError ? error.details : undefined, error.stack), status as 400);
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    app,
+    nonces,
+    /** Removes nonces older than 10 minutes every 5 minutes (the spec's cleanup). */
+    startCleanup(intervalMs = 5 * 60_000) {
+      timer ??= setInterval(() => {
+        nonces.cleanup(now()).catch((error) => console.error('nonce cleanup failed', error));
+      }, intervalMs);
+      timer.unref();
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      await nonces.close();
+    },
+  };
+}

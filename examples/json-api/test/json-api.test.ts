@@ -1,0 +1,365 @@
+import { randomUUID } from 'node:crypto';
+import { createSiweMessage } from '@signet/siwe';
+import { Hono } from 'hono';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  buildJsonApi,
+  createMemoryNonceStore,
+  createRedisNonceStore,
+  enhancedVerifierFor,
+  HttpError,
+  LOCAL_DEVELOPMENT_DOMAINS,
+  loadJsonApiConfig,
+  MESSAGES,
+  NONCE_MAX_AGE_MS,
+  type NonceStore,
+  requireAuth,
+  validateAddress,
+} from '../src/index.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const T0 = Date.parse('2025-07-01T12:00:00Z');
+const minutes = (n: number) => n * 60_000;
+const account = privateKeyToAccount(generatePrivateKey());
+const stores: NonceStore[] = [];
+afterAll(async () => {
+  for (const store of stores) await store.close();
+});
+
+const storeFactories: [string, () => NonceStore][] = [
+  ['memory', () => createMemoryNonceStore()],
+  ['redis', () => createRedisNonceStore(REDIS_URL, { prefix: `signet-test:nonce:${randomUUID()}:` })],
+];
+
+describe.each(storeFactories)('nonce store (%s): every row of the state table', (_kind, factory) => {
+  it('(none) → unused → used; used stays used; absent is not found', async () => {
+    const store = factory();
+    stores.push(store);
+    const nonce = await store.create(T0);
+    expect(nonce).toMatch(/^[A-Za-z0-9]{8,}$/);
+    expect(await store.stats(T0)).toEqual({ total: 1, used: 0, expired: 0, available: 1 });
+    expect(await store.consume(nonce, T0 + minutes(10))).toBe('ok'); // age of exactly 10 minutes is allowed
+    expect(await store.consume(nonce, T0 + minutes(10))).toBe('used');
+    expect(await store.consume('neverIssued123', T0)).toBe('not-found');
+    expect(await store.stats(T0 + minutes(1))).toEqual({ total: 1, used: 1, expired: 0, available: 0 });
+  });
+
+  it('unused and older than 10 minutes → expired and removed', async () => {
+    const store = factory();
+    stores.push(store);
+    const nonce = await store.create(T0);
+    expect(await store.consume(nonce, T0 + NONCE_MAX_AGE_MS + 1)).toBe('expired');
+    expect(await store.consume(nonce, T0 + NONCE_MAX_AGE_MS + 2)).toBe('not-found');
+  });
+
+  it('stats count expired records until cleanup removes everything older than 10 minutes', async () => {
+    const store = factory();
+    stores.push(store);
+    const old = await store.create(T0);
+    const oldUsed = await store.create(T0);
+    await store.consume(oldUsed, T0 + 1000);
+    await store.create(T0 + minutes(8));
+    const later = T0 + minutes(11);
+    expect(await store.stats(later)).toEqual({ total: 3, used: 1, expired: 1, available: 1 });
+    expect(await store.cleanup(later)).toBe(2);
+    expect(await store.stats(later)).toEqual({ total: 1, used: 0, expired: 0, available: 1 });
+    expect(await store.consume(old, later)).toBe('not-found');
+  });
+});
+
+function api(env: Record<string, string> = {}, options: Parameters<typeof buildJsonApi>[1] = {}) {
+  return buildJsonApi(loadJsonApiConfig({ NODE_ENV: 'test', ...env }), options);
+}
+
+async function signed(nonce: string, overrides: Partial<Parameters<typeof createSiweMessage>[0]> = {}) {
+  const message = createSiweMessage({
+    domain: 'localhost:3000',
+    address: account.address,
+    uri: 'http://localhost:3000',
+    chainId: 1,
+    nonce,
+    issuedAt: new Date(T0),
+    expirationTime: new Date(T0 + minutes(30)),
+    ...overrides,
+  });
+  return { message, signature: await account.signMessage({ message }) };
+}
+
+const post = (app: Hono, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  app.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+describe('application B: routes, order, messages and statuses', () => {
+  let now = T0;
+  const b = api({}, { now: () => now });
+  const newNonce = async () => (await (await b.app.request('/auth/nonce')).json()).nonce as string;
+
+  it('GET /health', async () => {
+    const response = await b.app.request('/health');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'OK', timestamp: new Date(T0).toISOString(), message: MESSAGES.healthy });
+  });
+
+  it('GET /auth/nonce, then POST /auth/verify: 200 with the verified user', async () => {
+    now = T0;
+    const nonceResponse = await b.app.request('/auth/nonce');
+    expect(nonceResponse.status).toBe(200);
+    const { success, nonce } = await nonceResponse.json();
+    expect(success).toBe(true);
+    const response = await post(b.app, '/auth/verify', await signed(nonce));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      success: true,
+      user: {
+        address: account.address,
+        domain: 'localhost:3000',
+        chainId: 1,
+        issuedAt: new Date(T0).toISOString(),
+        expirationTime: new Date(T0 + minutes(30)).toISOString(),
+      },
+      message: MESSAGES.authenticated,
+    });
+  });
+
+  const cases: [string, () => Promise<Response>, number, string][] = [
+    ['missing signature', async () => post(b.app, '/auth/verify', { message: 'x' }), 400, MESSAGES.missingInput],
+    ['missing message', async () => post(b.app, '/auth/verify', { signature: '0x' }), 400, MESSAGES.missingInput],
+    ['nonce not found', async () => post(b.app, '/auth/verify', await signed('neverIssued1234')), 400, MESSAGES.nonceNotFound],
+    [
+      'nonce already used',
+      async () => {
+        const body = await signed(await newNonce());
+        await post(b.app, '/auth/verify', body);
+        return post(b.app, '/auth/verify', body);
+      },
+      400,
+      MESSAGES.nonceUsed,
+    ],
+    [
+      'nonce expired',
+      async () => {
+        const nonce = await newNonce();
+        now = T0 + minutes(11);
+        try {
+          return await post(b.app, '/auth/verify', await signed(nonce, { expirationTime: new Date(T0 + minutes(60)) }));
+        } finally {
+          now = T0;
+        }
+      },
+      400,
+      MESSAGES.nonceExpired,
+    ],
+    [
+      'domain not allowed',
+      async () => post(b.app, '/auth/verify', await signed(await newNonce(), { domain: 'evil.example.com' })),
+      400,
+      'Invalid domain: evil.example.com',
+    ],
+    [
+      'expired message',
+      async () => post(b.app, '/auth/verify', await signed(await newNonce(), { expirationTime: new Date(T0 - 1) })),
+      400,
+      MESSAGES.expired,
+    ],
+    [
+      'not yet valid',
+      async () => post(b.app, '/auth/verify', await signed(await newNonce(), { notBefore: new Date(T0 + minutes(5)) })),
+      400,
+      MESSAGES.notYetValid,
+    ],
+    [
+      'invalid signature',
+      async () => {
+        const { message } = await signed(await newNonce());
+        const other = privateKeyToAccount(generatePrivateKey());
+        return post(b.app, '/auth/verify', { message, signature: await other.signMessage({ message }) });
+      },
+      401,
+      MESSAGES.invalidSignature,
+    ],
+    [
+      'unparsable message (the spec sends it to the outer handler)',
+      async () => post(b.app, '/auth/verify', { message: 'hello', signature: '0x00' }),
+      500,
+      MESSAGES.verificationFailed,
+    ],
+    ['unknown route', async () => b.app.request('/nope'), 404, MESSAGES.routeNotFound],
+  ];
+  it.each(cases)('%s', async (_name, run, status, message) => {
+    const response = await run();
+    const body = await response.json();
+    expect({ status: response.status, success: body.success, message: body.error?.message }).toEqual({
+      status,
+      success: false,
+      message,
+    });
+  });
+
+  it('the processing order: nonce before domain, domain before time, time before signature', async () => {
+    const other = privateKeyToAccount(generatePrivateKey());
+    const bad = async (overrides: Partial<Parameters<typeof createSiweMessage>[0]>) => {
+      const { message } = await signed(overrides.nonce ?? (await newNonce()), overrides);
+      return (await (await post(b.app, '/auth/verify', { message, signature: await other.signMessage({ message }) })).json())
+        .error.message;
+    };
+    expect(await bad({ nonce: 'unknownNonce123', domain: 'evil.example.com' })).toBe(MESSAGES.nonceNotFound);
+    expect(await bad({ domain: 'evil.example.com', expirationTime: new Date(T0 - 1) })).toBe('Invalid domain: evil.example.com');
+    expect(await bad({ expirationTime: new Date(T0 - 1) })).toBe(MESSAGES.expired);
+  });
+
+  it('details for signature failures and verification failures; stack only in development', async () => {
+    const { message } = await signed(await newNonce());
+    const invalid = await (await post(b.app, '/auth/verify', { message, signature: `0x${'12'.repeat(65)}` })).json();
+    expect(invalid.error.details).toMatchObject({ type: 'INVALID_SIGNATURE' });
+    expect(invalid.error).not.toHaveProperty('stack');
+
+    const dev = api({ NODE_ENV: 'development' });
+    const failing = await (await post(dev.app, '/auth/verify', { message: 'hello', signature: '0x00' })).json();
+    expect(failing.error.details).toMatchObject({ type: 'UNABLE_TO_PARSE' });
+    expect(failing.error.stack).toEqual(expect.stringContaining('HttpError'));
+  });
+
+  it('Failed to generate nonce (500), with the stack only in development', async () => {
+    const broken: NonceStore = { ...createMemoryNonceStore(), create: async () => Promise.reject(new Error('store down')) };
+    for (const [env, hasStack] of [
+      ['development', true],
+      ['production', false],
+    ] as const) {
+      const app = api({ NODE_ENV: env, FRONTEND_DOMAIN: 'app.example.com' }, { nonces: broken }).app;
+      const response = await app.request('/auth/nonce');
+      const body = await response.json();
+      expect(response.status).toBe(500);
+      expect(body.error.message).toBe(MESSAGES.nonceFailed);
+      expect('stack' in body.error).toBe(hasStack);
+    }
+  });
+
+  it('POST /auth/logout invalidates nothing and says so', async () => {
+    expect(await (await b.app.request('/auth/logout', { method: 'POST' })).json()).toEqual({
+      success: true,
+      message: MESSAGES.loggedOut,
+    });
+  });
+
+  it('GET /auth/stats: available = total - used - expired; 404 in production', async () => {
+    const fresh = api({}, { now: () => T0 });
+    const n1 = (await (await fresh.app.request('/auth/nonce')).json()).nonce;
+    await (await fresh.app.request('/auth/nonce')).json();
+    await post(fresh.app, '/auth/verify', await signed(n1));
+    expect(await (await fresh.app.request('/auth/stats')).json()).toEqual({
+      success: true,
+      stats: { total: 2, used: 1, expired: 0, available: 1 },
+    });
+    const prod = api({ NODE_ENV: 'production', FRONTEND_DOMAIN: 'app.example.com' });
+    const hidden = await prod.app.request('/auth/stats');
+    expect(hidden.status).toBe(404);
+    expect((await hidden.json()).error.message).toBe(MESSAGES.routeNotFound);
+  });
+
+  it('100 requests per client per 15 minutes, then 429 with the spec message', async () => {
+    let t = T0;
+    const limited = api({}, { now: () => t });
+    for (let i = 0; i < 100; i++) expect((await limited.app.request('/health')).status).toBe(200);
+    const refused = await limited.app.request('/health');
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      success: false,
+      error: { message: 'Too many requests from this IP, please try again later.' },
+    });
+    t += minutes(15);
+    expect((await limited.app.request('/health')).status).toBe(200);
+  });
+
+  it('JSON bodies up to 10 MB; larger is 413 in the envelope', async () => {
+    const big = JSON.stringify({ message: 'x'.repeat(10 * 1024 * 1024), signature: '0x' });
+    const response = await post(b.app, '/auth/verify', big);
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.message).toBe(MESSAGES.tooLarge);
+    const almost = JSON.stringify({ message: 'x'.repeat(9 * 1024 * 1024), signature: '0x' });
+    expect((await post(b.app, '/auth/verify', almost)).status).not.toBe(413);
+  });
+
+  it('the domain allow-list holds the local development values and FRONTEND_DOMAIN; CORS allows only the frontend', async () => {
+    const config = loadJsonApiConfig({ FRONTEND_DOMAIN: 'app.example.com' });
+    expect(config.allowedDomains).toEqual([...LOCAL_DEVELOPMENT_DOMAINS, 'app.example.com']);
+    expect(loadJsonApiConfig({ NODE_ENV: 'production', FRONTEND_DOMAIN: 'app.example.com' }).allowedDomains).toEqual([
+      'app.example.com',
+    ]);
+    expect(() => loadJsonApiConfig({ NODE_ENV: 'production' })).toThrow(/^FRONTEND_DOMAIN: is required in production/);
+    const withFrontend = api({ FRONTEND_DOMAIN: 'app.example.com' }, { now: () => T0 });
+    const nonce = (await (await withFrontend.app.request('/auth/nonce')).json()).nonce;
+    expect((await post(withFrontend.app, '/auth/verify', await signed(nonce, { domain: 'app.example.com' }))).status).toBe(200);
+    const allowed = await withFrontend.app.request('/health', { headers: { origin: 'https://app.example.com' } });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    const other = await withFrontend.app.request('/health', { headers: { origin: 'https://evil.example.com' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    expect(allowed.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
+describe('application B: helpers', () => {
+  const app = new Hono();
+  app.onError((error, c) => c.json({ message: error.message }, (error instanceof HttpError ? error.status : 500) as 400));
+  app.get('/private', requireAuth, (c) => c.json({ ok: true }));
+  app.get('/accounts/:address', validateAddress('address'), (c) => c.json({ ok: true }));
+  app.post('/accounts', validateAddress('address'), (c) => c.json({ ok: true }));
+
+  it.each([
+    [undefined, 401, 'Authorization header required'],
+    ['Bearer short', 401, 'Invalid authorization token'],
+    ['Bearer 0123456789', 200, undefined],
+    ['0123456789', 200, undefined],
+  ])('requireAuth with %s', async (authorization, status, message) => {
+    const response = await app.request('/private', { headers: authorization ? { authorization } : {} });
+    expect(response.status).toBe(status);
+    if (message) expect((await response.json()).message).toBe(message);
+  });
+
+  it('validateAddress: required, format, from the path or the body', async () => {
+    expect((await app.request(`/accounts/${account.address}`)).status).toBe(200);
+    const badPath = await app.request('/accounts/0x123');
+    expect(badPath.status).toBe(400);
+    expect((await badPath.json()).message).toBe('Invalid Ethereum address format');
+    const missing = await post(app, '/accounts', {});
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).message).toBe('address is required');
+    expect((await post(app, '/accounts', { address: account.address.toLowerCase() })).status).toBe(200);
+    expect((await post(app, '/accounts', { address: 'not-an-address' })).status).toBe(400);
+  });
+
+  it('the enhanced verifier: the spec defaults with this API’s allow-list', async () => {
+    const verify = enhancedVerifierFor(loadJsonApiConfig({}));
+    const ok = await signed('abcdefghijkl', { issuedAt: new Date(T0 - minutes(1)) });
+    await expect(verify({ ...ok, time: T0 })).resolves.toMatchObject({ address: account.address });
+    const tooOld = await signed('abcdefghijkl', { issuedAt: new Date(T0 - minutes(11)) });
+    await expect(verify({ ...tooOld, time: T0 })).rejects.toMatchObject({ type: 'MESSAGE_TOO_OLD' });
+    const polygon = await signed('abcdefghijkl', { chainId: 137 });
+    await expect(verify({ ...polygon, time: T0 })).rejects.toMatchObject({ type: 'CHAIN_NOT_ALLOWED' });
+  });
+});
+
+describe('application B: two instances sharing one Redis nonce store', () => {
+  it('never accept one nonce twice, even when the same message hits both at once', async () => {
+    const prefix = `signet-test:shared:${randomUUID()}:`;
+    const storeA = createRedisNonceStore(REDIS_URL, { prefix });
+    const storeB = createRedisNonceStore(REDIS_URL, { prefix });
+    stores.push(storeA, storeB);
+    const a = api({}, { nonces: storeA, now: () => T0 });
+    const b = api({}, { nonces: storeB, now: () => T0 });
+    for (let round = 0; round < 5; round++) {
+      const nonce = (await (await a.app.request('/auth/nonce')).json()).nonce;
+      const body = await signed(nonce);
+      const responses = await Promise.all(Array.from({ length: 6 }, (_, i) => post((i % 2 ? a : b).app, '/auth/verify', body)));
+      const statuses = responses.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 400, 400, 400, 400, 400]);
+      const messages = await Promise.all(
+        responses.filter((r) => r.status === 400).map(async (r) => (await r.json()).error.message),
+      );
+      expect(new Set(messages)).toEqual(new Set([MESSAGES.nonceUsed]));
+    }
+  });
+});
