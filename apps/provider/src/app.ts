@@ -16,6 +16,7 @@ import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion,
 import { legalRoutes } from './legal.ts';
 import { createRateLimits, type LimitBucket } from './limits.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { logoRoutes } from './logos.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createProvider } from './oidc.ts';
 import { PROFILES } from './profiles.ts';
@@ -66,7 +67,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 
   const metrics: Metrics = createMetrics();
-  const security = createSecurity({ imageSources: ['https:', 'http://localhost:*', 'http://127.0.0.1:*'] });
+  // Client logos are served by the provider (/logo/<client_id>): pages load nothing from third parties.
+  const security = createSecurity();
   const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
   const ens = createEnsResolver({
     rpcUrl: config.ens.rpcUrl,
@@ -239,6 +241,7 @@ function mount(provider: Provider, services: Services) {
 
   const router = new Router();
   legalRoutes(router, config, services.assets.stylesheets);
+  logoRoutes(router, services);
   router.get('/health', async (ctx) => {
     const checks: Record<string, string> = {};
     try {

@@ -16,6 +16,30 @@ const SCOPE_WORDS: Record<string, string> = {
 
 export const describeScope = (scope: string) => SCOPE_WORDS[scope] ?? scope;
 
+/** What each refusal means, for a person. */
+const ERROR_WORDS: Record<string, string> = {
+  INVALID_SIGNATURE: 'The signature does not belong to the account in the message. Sign again with the same account.',
+  RPC_UNAVAILABLE: 'Your smart-contract wallet could not be checked just now. Try again in a moment.',
+  NONCE_MISMATCH: 'The message was made for another sign-in. Sign the new message.',
+  DOMAIN_MISMATCH: 'The message names another website than this sign-in page.',
+  URI_MISMATCH: 'The message points to another website than this sign-in page.',
+  RESOURCE_MISMATCH: 'The message was made for another application.',
+  CHAIN_NOT_ALLOWED: 'Your wallet signed for a network this site does not accept.',
+  EXPIRED_MESSAGE: 'The signed message had expired. Sign again.',
+  NOT_YET_VALID_MESSAGE: 'The signed message is not valid yet. Check your device clock.',
+  ISSUED_IN_FUTURE: 'The message is dated in the future. Check your device clock.',
+  MESSAGE_TOO_OLD: 'The signed message is older than this sign-in. Sign again.',
+  RATE_LIMITED: 'Too many attempts. Wait a minute, then try again.',
+  STORAGE_UNAVAILABLE: 'The sign-in service is having trouble. Try again in a moment.',
+  INTERACTION_COMPLETED: 'You already signed in here. Go back to the site.',
+  INTERACTION_COOKIE_MISSING:
+    'This page must be opened from the site that sent you here (your browser did not send its sign-in cookie).',
+};
+
+export const describeError = (code: string, fallback: string) =>
+  ERROR_WORDS[code] ??
+  (code.startsWith('INVALID_') || code === 'UNABLE_TO_PARSE' ? 'The signed message is not valid. Sign again.' : fallback);
+
 export type PageState = {
   details?: InteractionDetails;
   error?: { code: string; message: string };
@@ -38,7 +62,7 @@ const siteOf = (client: InteractionClient | undefined, redirectUri?: string): st
 function clientHeader(client: InteractionClient, domain: string): Html {
   const name = client.client_name ?? client.client_id;
   return html`<header class="who">
-  ${client.logo_uri ? html`<img class="logo" src="${client.logo_uri}" alt="" width="56" height="56" referrerpolicy="no-referrer">` : ''}
+  <img class="logo" src="/logo/${encodeURIComponent(client.client_id)}" alt="" width="56" height="56">
   <div>
     <h1 id="title"><span class="client-name">${name}</span> wants you to sign in with Ethereum</h1>
     <p class="muted">through <strong>${domain}</strong>${client.client_uri ? html` · <a href="${client.client_uri}" rel="noopener noreferrer" target="_blank">${new URL(client.client_uri).host}</a>` : ''}</p>
@@ -56,7 +80,7 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
       stylesheets: services.assets.stylesheets,
       body: html`<main class="card narrow" aria-labelledby="title">
   <h1 id="title">${expired ? 'This sign-in has expired' : 'This sign-in cannot continue'}</h1>
-  <p role="alert">${error?.message ?? 'Start again from the site you came from.'}</p>
+  <p role="alert">${error ? describeError(error.code, error.message) : 'Start again from the site you came from.'}</p>
   ${back ? html`<p><a class="button primary" href="${back}">Back to ${state.expiredClient?.client_name ?? new URL(back).host}</a></p>` : ''}
   ${error ? html`<p class="muted"><code>${error.code}</code></p>` : ''}
 </main>`,
@@ -74,7 +98,7 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
         : ''
     }
   </section>
-  <div id="status" class="status${error ? ' error' : ''}" role="status" aria-live="polite">${error ? html`<strong>Sign-in failed:</strong> ${error.message} <code>${error.code}</code>` : ''}</div>
+  <div id="status" class="status${error ? ' error' : ''}" role="status" aria-live="polite">${error ? html`<strong>Sign-in failed.</strong> ${describeError(error.code, error.message)} <span class="muted small">(<code>${error.code}</code>)</span>` : ''}</div>
   <section id="wallets" aria-label="Wallets" class="wallets">
     <noscript><p>Signing in needs JavaScript and a browser wallet.</p></noscript>
   </section>

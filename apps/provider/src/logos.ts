@@ -1,0 +1,177 @@
+/**
+ * Client logos, served by the provider itself at /logo/<client_id>, so the sign-in page makes
+ * no third-party request (the client does not learn who opened the page). The provider
+ * fetches the client's logo_uri once (https; never a loopback or private address unless
+ * ALLOW_PRIVATE_FETCH; 3 s; 256 KB; images only), caches it in storage for an hour, and
+ * answers a drawn initial when the logo cannot be had.
+ */
+import { createHash } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { get as httpGet, type IncomingMessage } from 'node:http';
+import { get as httpsGet } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+import type Router from '@koa/router';
+import type { Services } from './services.ts';
+
+const MAX_BYTES = 256 * 1024;
+const TIMEOUT_MS = 3000;
+const CACHE_SECONDS = 3600;
+const FAILURE_CACHE_SECONDS = 300;
+const IMAGE_TYPES = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/svg+xml',
+  'image/x-icon',
+  'image/vnd.microsoft.icon',
+]);
+
+/** Loopback, private, link-local, CGNAT, multicast and other special-use ranges (IPv4 and IPv6). */
+const SPECIAL_USE = (() => {
+  const list = new BlockList();
+  for (const [net, prefix] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ] as const) {
+    list.addSubnet(net, prefix, 'ipv4');
+  }
+  for (const [net, prefix] of [
+    ['::', 128],
+    ['::1', 128],
+    ['64:ff9b::', 96],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+    ['2001:db8::', 32],
+  ] as const) {
+    list.addSubnet(net, prefix, 'ipv6');
+  }
+  return list;
+})();
+
+export function isSpecialUseAddress(address: string): boolean {
+  // IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return SPECIAL_USE.check(mapped, 'ipv4');
+  return SPECIAL_USE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+}
+
+type Logo = { type: string; body: Buffer };
+
+/** Fetches an image with the rules above; the DNS answer is checked before connecting (no rebinding window). */
+export function fetchImage(uri: string, allowPrivate: boolean): Promise<Logo> {
+  return new Promise((resolve, reject) => {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      reject(new Error('not a URL'));
+      return;
+    }
+    if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+      reject(new Error('logo_uri must be https'));
+      return;
+    }
+    const lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
+      dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+        if (error) return callback(error);
+        const blocked = !allowPrivate && addresses.some((a) => isSpecialUseAddress(a.address));
+        if (blocked) return callback(new Error(`${hostname} resolves to a private or special-use address`));
+        const first = addresses[0] as LookupAddress;
+        return (options as { all?: boolean }).all ? callback(null, addresses) : callback(null, first.address, first.family);
+      });
+    };
+    const get = url.protocol === 'https:' ? httpsGet : httpGet;
+    const request = get(
+      url,
+      { lookup: lookup as never, timeout: TIMEOUT_MS, headers: { accept: 'image/*', 'user-agent': 'Signet logo fetcher' } },
+      (response: IncomingMessage) => {
+        const type =
+          String(response.headers['content-type'] ?? '')
+            .split(';')[0]
+            ?.trim()
+            .toLowerCase() ?? '';
+        if (response.statusCode !== 200 || !IMAGE_TYPES.has(type)) {
+          response.resume();
+          reject(new Error(`logo answered ${response.statusCode} ${type || 'without a content-type'}`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_BYTES) {
+            request.destroy(new Error('logo is larger than 256 KB'));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ type, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('logo fetch timed out')));
+    request.on('error', reject);
+  });
+}
+
+const ESCAPE: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+/** A plain square with the client's initial, when it has no (reachable) logo. */
+export function initialLogo(name: string): Logo {
+  const letter = (name.trim()[0] ?? '?').toUpperCase().replace(/[&<>"]/g, (c) => ESCAPE[c] as string);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 56 56" width="56" height="56"><rect width="56" height="56" rx="12" fill="#5b6270"/><text x="28" y="37" font-family="system-ui,sans-serif" font-size="26" text-anchor="middle" fill="#fff">${letter}</text></svg>`;
+  return { type: 'image/svg+xml', body: Buffer.from(svg) };
+}
+
+export function logoRoutes(router: Router, services: Services) {
+  const { store, logger, config } = services;
+  router.get('/logo/:clientId', async (ctx) => {
+    const client = await services.provider().Client.find(ctx.params.clientId as string);
+    if (!client) {
+      ctx.status = 404;
+      ctx.body = { error: 'not_found' };
+      return;
+    }
+    const metadata = client.metadata() as { logo_uri?: string; client_name?: string };
+    let logo: Logo | undefined;
+    if (metadata.logo_uri) {
+      const key = `logo:${client.clientId}:${createHash('sha256').update(metadata.logo_uri).digest('base64url').slice(0, 16)}`;
+      const cached = await store.get(key);
+      if (cached !== undefined) {
+        const parsed = JSON.parse(cached) as { type?: string; body?: string };
+        if (parsed.type && parsed.body) logo = { type: parsed.type, body: Buffer.from(parsed.body, 'base64') };
+      } else {
+        try {
+          logo = await fetchImage(metadata.logo_uri, config.allowPrivateFetch);
+          await store.set(key, JSON.stringify({ type: logo.type, body: logo.body.toString('base64') }), CACHE_SECONDS);
+        } catch (error) {
+          logger.info(
+            { client_id: client.clientId, reason: (error as Error).message },
+            'client logo unavailable; drawing an initial',
+          );
+          await store.set(key, JSON.stringify({}), FAILURE_CACHE_SECONDS);
+        }
+      }
+    }
+    const { type, body } = logo ?? initialLogo(metadata.client_name ?? client.clientId);
+    ctx.type = type;
+    ctx.set('cache-control', `public, max-age=${CACHE_SECONDS}`);
+    // An SVG opened directly must not run anything.
+    ctx.set('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+    ctx.body = body;
+  });
+}
