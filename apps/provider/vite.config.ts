@@ -1,5 +1,27 @@
 import { resolve } from 'node:path';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { PAGE_SCRIPT_BUDGET_GZIP, pageScriptSizes } from './web/size.ts';
+
+/** Prints the page's script size after the build, and fails it over the budget. */
+function sizeReport(): Plugin {
+  return {
+    name: 'signet-page-size',
+    apply: 'build',
+    closeBundle() {
+      const sizes = pageScriptSizes(resolve(import.meta.dirname, 'web', 'dist'));
+      const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+      console.log(
+        `wallet page: ${kb(sizes.initial.gzipBytes)} gzipped JavaScript with the page (budget ${kb(PAGE_SCRIPT_BUDGET_GZIP)}), ` +
+          `${kb(sizes.onDemand.gzipBytes)} on demand (WalletConnect)`,
+      );
+      if (sizes.initial.gzipBytes > PAGE_SCRIPT_BUDGET_GZIP) {
+        throw new Error(
+          `the wallet page loads ${kb(sizes.initial.gzipBytes)} of gzipped JavaScript, over its ${kb(PAGE_SCRIPT_BUDGET_GZIP)} budget`,
+        );
+      }
+    },
+  };
+}
 
 // The wallet sign-in page: one small script and one stylesheet, content-hashed, with a
 // manifest the server reads to link them. `npm install` runs this build.
@@ -8,6 +30,7 @@ export default defineConfig({
   base: '/assets/',
   publicDir: false,
   logLevel: 'warn',
+  plugins: [sizeReport()],
   build: {
     outDir: resolve(import.meta.dirname, 'web', 'dist'),
     emptyOutDir: true,

@@ -40,6 +40,7 @@ export function renderHome(state: {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${state.name}</title>
 <link rel="stylesheet" href="/styles.css">
+<link rel="icon" href="/logo.svg">
 </head>
 <body>
 <main>

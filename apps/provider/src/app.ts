@@ -20,7 +20,7 @@ import { logoRoutes } from './logos.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createProvider } from './oidc.ts';
 import { PROFILES } from './profiles.ts';
-import { createSecurity } from './security.ts';
+import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
 import { serveStatic, webAssets } from './static.ts';
 import { createStore, StorageUnavailableError, type Store } from './storage/index.ts';
@@ -68,7 +68,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const metrics: Metrics = createMetrics();
   // Client logos are served by the provider (/logo/<client_id>): pages load nothing from third parties.
-  const security = createSecurity();
+  const security = createSecurity(
+    config.walletConnectProjectId
+      ? { connectSources: WALLETCONNECT_SOURCES.connect, frameSources: WALLETCONNECT_SOURCES.frame }
+      : {},
+  );
   const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
   const ens = createEnsResolver({
     rpcUrl: config.ens.rpcUrl,

@@ -119,6 +119,7 @@ const schema = {
   LEGAL_PRIVACY_FILE: optionalText,
   LEGAL_TERMS_FILE: optionalText,
   OPERATOR_NAME: optionalText,
+  WALLETCONNECT_PROJECT_ID: optionalText,
   RATE_LIMIT_WINDOW_SECONDS: int(1, 3600, 60),
   RATE_LIMIT_INTERACTION: int(0, 1_000_000, 30),
   RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 20),
@@ -169,6 +170,8 @@ export type Config = {
   statement?: string;
   registrationToken?: string;
   shutdownTimeoutMs: number;
+  /** WalletConnect Cloud project id: when set, the page offers WalletConnect (read at run time). */
+  walletConnectProjectId?: string;
   /** Texts of /legal/privacy and /legal/terms (read at start), and who operates this instance. */
   legal: { privacy?: LegalText; terms?: LegalText; operator: string };
   /** Requests per client address per window (0 = no limit). */
@@ -245,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
     statement: s.SIWE_STATEMENT,
     registrationToken: s.REGISTRATION_TOKEN,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
+    walletConnectProjectId: s.WALLETCONNECT_PROJECT_ID,
     legal: {
       privacy: readLegalFile('LEGAL_PRIVACY_FILE', s.LEGAL_PRIVACY_FILE),
       terms: readLegalFile('LEGAL_TERMS_FILE', s.LEGAL_TERMS_FILE),

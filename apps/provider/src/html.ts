@@ -36,6 +36,7 @@ export function layout({ title, body, scripts = [], stylesheets = ['/assets/sign
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 ${stylesheets.map((href) => html`<link rel="stylesheet" href="${href}">`)}
 ${scripts.map((src) => html`<script type="module" src="${src}"></script>`)}

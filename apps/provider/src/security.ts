@@ -21,7 +21,21 @@ const originOf = (uri?: string) => {
   }
 };
 
-export function createSecurity(options: { connectSources?: string[]; imageSources?: string[] } = {}): Security {
+/** What WalletConnect's relay, RPC and verify service need, allowed only when it is configured. */
+export const WALLETCONNECT_SOURCES = {
+  connect: [
+    'wss://relay.walletconnect.com',
+    'wss://relay.walletconnect.org',
+    'https://rpc.walletconnect.com',
+    'https://rpc.walletconnect.org',
+    'https://pulse.walletconnect.org',
+  ],
+  frame: ['https://verify.walletconnect.com', 'https://verify.walletconnect.org'],
+};
+
+export function createSecurity(
+  options: { connectSources?: string[]; imageSources?: string[]; frameSources?: string[] } = {},
+): Security {
   const csp = (formTargets: string[]) =>
     [
       "default-src 'none'",
@@ -30,6 +44,7 @@ export function createSecurity(options: { connectSources?: string[]; imageSource
       `img-src 'self' data: ${(options.imageSources ?? []).join(' ')}`.trim(),
       `connect-src 'self' ${(options.connectSources ?? []).join(' ')}`.trim(),
       `form-action 'self' ${formTargets.join(' ')}`.trim(),
+      ...(options.frameSources?.length ? [`frame-src ${options.frameSources.join(' ')}`] : []),
       "frame-ancestors 'none'",
       "base-uri 'none'",
       "object-src 'none'",

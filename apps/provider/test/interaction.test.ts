@@ -168,9 +168,10 @@ describe('the interaction contract: every bad input has its status and code, and
     await expectError(noCookie, 400, 'INTERACTION_COOKIE_MISSING');
   });
 
-  it('a form post with a good signature continues with 303', async () => {
+  it('a form post with a good signature continues with 303, even with the CRLF line breaks browsers send', async () => {
     const { jar, interactionUrl, details } = await open();
-    const response = await postSignature(jar, interactionUrl, await signed(details), 'form');
+    const { message, signature } = await signed(details);
+    const response = await postSignature(jar, interactionUrl, { message: message.replaceAll('\n', '\r\n'), signature }, 'form');
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toMatch(/\/auth\//);
   });

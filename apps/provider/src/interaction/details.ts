@@ -30,6 +30,8 @@ export type InteractionDetails = {
   scopes: string[];
   /** "login" (no session) or "consent" (a session, but this client was not granted yet). */
   prompt: string;
+  /** Present when the page may offer WalletConnect. */
+  walletConnectProjectId?: string;
 };
 
 /** The SIWE nonce of an interaction: the lowercase hex of the UTF-8 bytes of its uid. */
@@ -63,7 +65,7 @@ export function clientView(client: { clientId: string; metadata(): Record<string
 }
 
 export function buildDetails(
-  config: Pick<Config, 'domain' | 'origin' | 'chainIds' | 'statement'>,
+  config: Pick<Config, 'domain' | 'origin' | 'chainIds' | 'statement' | 'walletConnectProjectId'>,
   interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
   client: InteractionClient,
 ): InteractionDetails {
@@ -82,5 +84,6 @@ export function buildDetails(
     client,
     scopes: scope.split(' ').filter(Boolean),
     prompt: interaction.prompt.name,
+    ...(config.walletConnectProjectId ? { walletConnectProjectId: config.walletConnectProjectId } : {}),
   };
 }

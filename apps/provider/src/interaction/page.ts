@@ -102,6 +102,16 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
   <section id="wallets" aria-label="Wallets" class="wallets">
     <noscript><p>Signing in needs JavaScript and a browser wallet.</p></noscript>
   </section>
+  ${
+    details.walletConnectProjectId
+      ? html`<dialog id="walletconnect" aria-labelledby="walletconnect-title">
+    <h2 id="walletconnect-title">Scan with your phone's wallet</h2>
+    <div id="walletconnect-qr" class="qr"></div>
+    <p><a id="walletconnect-link" href="#">Open in a wallet on this device</a></p>
+    <form method="dialog"><button type="submit">Close</button></form>
+  </dialog>`
+      : ''
+  }
   <details id="message-preview" class="preview" hidden>
     <summary>Message you will sign</summary>
     <pre id="message-text"></pre>

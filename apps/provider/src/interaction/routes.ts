@@ -150,7 +150,11 @@ export function interactionRoutes(services: Services): Router {
       }
       throw new InteractionError('INVALID_REQUEST', `the body could not be parsed (${(error as Error).message})`);
     }
-    const { message, signature } = (body ?? {}) as { message?: unknown; signature?: unknown };
+    const fields = (body ?? {}) as { message?: unknown; signature?: unknown };
+    const { signature } = fields;
+    // Browsers submit form fields with CRLF line breaks; an EIP-4361 message (which never holds a
+    // CR) was signed with LF, so a form post's CRLF is turned back into LF.
+    const message = isForm && typeof fields.message === 'string' ? fields.message.replace(/\r\n/g, '\n') : fields.message;
     if (typeof message !== 'string' || message === '' || typeof signature !== 'string' || signature === '') {
       throw new InteractionError('INVALID_REQUEST', '"message" and "signature" are required strings');
     }

@@ -20,6 +20,7 @@ type Details = {
   expiresAt: string;
   serverTime?: string;
   client: { client_id: string; client_name?: string; client_uri?: string };
+  walletConnectProjectId?: string;
 };
 
 type Eip1193Provider = {
@@ -204,9 +205,43 @@ function discoverWallets(): Promise<WalletChoice[]> {
       const legacy = (window as unknown as { ethereum?: Eip1193Provider }).ethereum;
       if (wallets.length === 0 && legacy?.request)
         wallets.push({ id: 'injected', name: 'your browser wallet', provider: legacy });
+      if (details.walletConnectProjectId) wallets.push(walletConnectChoice(details.walletConnectProjectId));
       resolve(wallets);
     }, 300);
   });
+}
+
+/** WalletConnect as one more wallet: its code is fetched only when the person picks it. */
+function walletConnectChoice(projectId: string): WalletChoice {
+  let connected: Promise<Eip1193Provider> | undefined;
+  const dialog = $('walletconnect') as HTMLDialogElement | null;
+  const connect = () => {
+    connected ??= import('./walletconnect.ts')
+      .then(({ connectWalletConnect }) =>
+        connectWalletConnect({
+          projectId,
+          chainIds: details.chainIds,
+          showQr(svg, uri) {
+            const box = $('walletconnect-qr');
+            if (box) box.innerHTML = svg;
+            const link = $('walletconnect-link') as HTMLAnchorElement | null;
+            if (link) link.href = uri;
+            dialog?.showModal();
+          },
+          hideQr: () => dialog?.close(),
+        }),
+      )
+      .catch((error) => {
+        connected = undefined;
+        throw new Error(`WalletConnect could not connect (${(error as Error).message}).`);
+      });
+    return connected;
+  };
+  return {
+    id: 'walletconnect',
+    name: 'WalletConnect',
+    provider: { request: async (args) => (await connect()).request(args) },
+  };
 }
 
 if (details.uid) {

@@ -1,0 +1,107 @@
+/**
+ * A real Chromium (Debian's, driven by playwright-core) with a test wallet injected into every
+ * page: an EIP-1193 provider announced through EIP-6963, whose requests are answered in Node
+ * (signing with a viem account), so the page runs exactly as with a browser extension wallet.
+ */
+import { existsSync } from 'node:fs';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Hex } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is needed at ${CHROMIUM}: run "apt-get install -y chromium" (npm test does it when run as root), or set CHROMIUM_PATH`,
+    );
+  }
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** How the test wallet behaves; tests change it between scenarios. */
+export type WalletBehaviour = {
+  account: PrivateKeyAccount;
+  /** The address the wallet reports (a contract wallet's, when the account is its owner). */
+  address?: `0x${string}`;
+  chainId: number;
+  /** Turns the owner's signature into the wallet's (EIP-6492 wrapping). */
+  wrap?: (signature: Hex) => Hex;
+  /** The user declines the signature request. */
+  rejectSignature?: boolean;
+  /** Whether wallet_switchEthereumChain is accepted. */
+  allowSwitch?: boolean;
+  /** Inject no wallet at all. */
+  absent?: boolean;
+};
+
+/** A browser context whose pages carry the test wallet; `wallet` is read at each request. */
+export async function contextWithWallet(
+  browser: Browser,
+  wallet: () => WalletBehaviour,
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  await context.exposeFunction('__signetTestWallet', async (method: string, params: unknown[] = []) => {
+    const w = wallet();
+    switch (method) {
+      case 'eth_requestAccounts':
+      case 'eth_accounts':
+        return [w.address ?? w.account.address];
+      case 'eth_chainId':
+        return `0x${w.chainId.toString(16)}`;
+      case 'wallet_switchEthereumChain': {
+        if (!w.allowSwitch) return { error: { code: 4001, message: 'User rejected the request.' } };
+        w.chainId = Number.parseInt((params[0] as { chainId: string }).chainId, 16);
+        return null;
+      }
+      case 'personal_sign': {
+        if (w.rejectSignature) return { error: { code: 4001, message: 'User rejected the request.' } };
+        const signature = await w.account.signMessage({ message: { raw: params[0] as Hex } });
+        return w.wrap ? w.wrap(signature) : signature;
+      }
+      default:
+        return { error: { code: 4200, message: `unsupported method ${method}` } };
+    }
+  });
+  await context.exposeFunction('__signetWalletAbsent', () => wallet().absent === true);
+  await context.addInitScript(() => {
+    const call = (window as unknown as { __signetTestWallet(method: string, params?: unknown[]): Promise<unknown> })
+      .__signetTestWallet;
+    const provider = {
+      isSignetTestWallet: true,
+      async request({ method, params }: { method: string; params?: unknown[] }) {
+        const result = (await call(method, params)) as { error?: { code: number; message: string } } | unknown;
+        if (result && typeof result === 'object' && 'error' in (result as object)) {
+          const { code, message } = (result as { error: { code: number; message: string } }).error;
+          throw Object.assign(new Error(message), { code });
+        }
+        return result;
+      },
+      on() {},
+      removeListener() {},
+    };
+    const info = {
+      uuid: '6c2f3e8a-0000-4000-8000-000000000001',
+      name: 'Test Wallet',
+      icon: 'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 24 24%22%3E%3Crect width=%2224%22 height=%2224%22 rx=%225%22 fill=%22%23f6851b%22/%3E%3C/svg%3E',
+      rdns: 'org.signet.testwallet',
+    };
+    (window as unknown as { __signetWalletAbsent(): Promise<boolean> }).__signetWalletAbsent().then((absent) => {
+      if (absent) return;
+      const announce = () =>
+        window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider }) }));
+      window.addEventListener('eip6963:requestProvider', announce);
+      announce();
+    });
+  });
+  return context;
+}

@@ -1,0 +1,349 @@
+/**
+ * The wallet sign-in page in a real browser, from a relying party's "Sign in" to its signed-in
+ * page: Debian's Chromium, the provider and the reference client over real HTTP, a real local
+ * chain for contract wallets and ENS, and a test wallet injected into the page.
+ */
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import { buildClientApp, loadClientConfig } from '@signet/client';
+import { startTestchain, type Testchain } from '@signet/testchain';
+import { startTestProvider, type TestProvider } from '@signet/testkit';
+import axe from 'axe-core';
+import * as oidc from 'openid-client';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextWithWallet, launchChromium, type WalletBehaviour } from './browser.ts';
+
+const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201fd5ab4a70000000049454e44ae426082',
+  'hex',
+);
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe('the wallet sign-in page in Chromium', () => {
+  let chain: Testchain;
+  let provider: TestProvider;
+  let browser: Browser;
+  let client: { server: Server; url: string };
+  let avatars: { server: Server; url: string };
+  let wallet: WalletBehaviour;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    [chain, browser, avatars] = await Promise.all([
+      startTestchain({ chainId: 1 }),
+      launchChromium(),
+      listen((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG)),
+    ]);
+    provider = await startTestProvider({ ETH_RPC_URL: chain.url, ALLOW_PRIVATE_FETCH: 'true', ENS_TIMEOUT_MS: '5000' });
+    // The reference client, on 127.0.0.1 (the provider is on localhost: two sites, two cookie jars).
+    client = await listen(() => {});
+    const config = loadClientConfig({
+      SESSION_SECRET: 'a-session-secret-of-more-than-32-characters!',
+      ISSUER: provider.url,
+      REDIRECT_URI: `${client.url}/api/auth/callback`,
+      CLIENT_URI: client.url,
+      LOGO_URI: `${client.url}/logo.svg`,
+      CLIENT_NAME: 'Example Shop',
+      POLICY_URI: `${client.url}/privacy`,
+      TOS_URI: `${client.url}/terms`,
+      DATA_DIR: join(ARTIFACTS, `client-${Date.now()}`),
+    });
+    const { app } = buildClientApp(config, { execute: [oidc.allowInsecureRequests] });
+    client.server.removeAllListeners('request');
+    client.server.on('request', getRequestListener(app.fetch));
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await provider?.stop();
+    await chain?.stop();
+    client?.server.close();
+    avatars?.server.close();
+  });
+
+  async function freshPage(behaviour: WalletBehaviour, viewport = { width: 1280, height: 900 }) {
+    wallet = behaviour;
+    await context?.close();
+    context = await contextWithWallet(browser, () => wallet, { viewport });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    return { page, problems };
+  }
+
+  /** From the client's page to the provider's sign-in page. */
+  async function toSignInPage(page: Page) {
+    await page.goto(client.url);
+    await page.click('#sign-in');
+    await page.waitForURL(/\/interaction\//);
+    await page.waitForSelector('button.wallet');
+  }
+
+  const signInAndLand = async (page: Page) => {
+    await page.click('button.wallet');
+    await page.waitForURL(`${client.url}/`);
+    return page.textContent('main');
+  };
+
+  it('EOA: from "Sign in" at the client to its signed-in page; the page loads nothing from third parties', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const { page, problems } = await freshPage({ account, chainId: 1 });
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await toSignInPage(page);
+
+    // Who asks, and what they get, in plain words.
+    const text = (await page.textContent('main')) as string;
+    expect(text).toContain('Example Shop wants you to sign in with Ethereum');
+    expect(text).toContain(new URL(provider.url).host);
+    expect(text).toContain('your ENS name and avatar');
+    expect(await page.getAttribute('a[href$="/privacy"]', 'href')).toBe(`${client.url}/privacy`);
+    expect(await page.getAttribute('a[href$="/terms"]', 'href')).toBe(`${client.url}/terms`);
+    expect(await page.textContent('button.wallet')).toContain('Test Wallet');
+
+    const onProviderPage = requests.filter((url) => url.startsWith(provider.url) && !url.includes('/auth?'));
+    const thirdParty = requests.filter(
+      (url) => !url.startsWith(provider.url) && !url.startsWith(client.url) && !url.startsWith('data:'),
+    );
+    expect(onProviderPage.some((url) => url.includes('/logo/'))).toBe(true);
+    expect(thirdParty).toEqual([]);
+
+    const landed = await signInAndLand(page);
+    expect(landed).toContain(`eip155:1:${account.address}`);
+    expect(landed).toContain(`${account.address.slice(0, 6)}…${account.address.slice(-4)}`);
+    expect(problems).toEqual([]);
+  });
+
+  it('keyboard only: the first wallet has focus, Enter signs in', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const { page } = await freshPage({ account, chainId: 1 });
+    await toSignInPage(page);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('Test Wallet');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${client.url}/`);
+    expect(await page.textContent('main')).toContain(account.address.slice(0, 6));
+  });
+
+  it('ENS: the client shows the name and the avatar', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await chain.setEnsName(account.address, 'carol.eth', { avatar: `${avatars.url}/carol.png` });
+    const { page } = await freshPage({ account, chainId: 1 });
+    await toSignInPage(page);
+    expect(await signInAndLand(page)).toContain('carol.eth');
+    expect(await page.getAttribute('img.avatar', 'src')).toBe(`${avatars.url}/carol.png`);
+  });
+
+  it('EIP-1271: a deployed contract wallet signs in', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const address = await chain.deployWallet(owner.address, 21n);
+    const { page } = await freshPage({ account: owner, address, chainId: 1 });
+    await toSignInPage(page);
+    expect(await signInAndLand(page)).toContain(`eip155:1:${address}`);
+  });
+
+  it('EIP-6492: a wallet that is not deployed yet signs in', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const counterfactual = await chain.counterfactualWallet(owner.address, 22n);
+    const { page } = await freshPage({
+      account: owner,
+      address: counterfactual.address,
+      chainId: 1,
+      wrap: (signature) => chain.wrap6492(signature, counterfactual),
+    });
+    await toSignInPage(page);
+    expect(await signInAndLand(page)).toContain(`eip155:1:${counterfactual.address}`);
+  });
+
+  it('the user declines the signature: the page says so and offers to try again', async () => {
+    const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1, rejectSignature: true });
+    await toSignInPage(page);
+    await page.click('button.wallet');
+    await page.waitForSelector('#status.error');
+    expect(await page.textContent('#status')).toContain('You declined the request in your wallet');
+    expect(await page.isVisible('#status button')).toBe(true);
+    expect(page.url()).toContain('/interaction/');
+  });
+
+  it('a wallet on a chain that is not allowed: switch refused is explained; switch accepted signs in', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const { page } = await freshPage({ account, chainId: 137, allowSwitch: false });
+    await toSignInPage(page);
+    await page.click('button.wallet');
+    await page.waitForSelector('#status.error');
+    expect(await page.textContent('#status')).toMatch(/Polygon.*Ethereum/);
+
+    const switching = await freshPage({ account, chainId: 137, allowSwitch: true });
+    await toSignInPage(switching.page);
+    expect(await signInAndLand(switching.page)).toContain(`eip155:1:${account.address}`);
+    expect(wallet.chainId).toBe(1);
+  });
+
+  it('an expired sign-in says so and links back to the site', async () => {
+    const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 });
+    await toSignInPage(page);
+    // Let the interaction's 10 minutes pass: move its expiry into the past in storage.
+    const uid = new URL(page.url()).pathname.split('/')[2] as string;
+    const { store } = provider.app.services;
+    const key = `oidc:Interaction:${uid}`;
+    const record = JSON.parse((await store.get(key)) as string);
+    record.exp = Math.floor(Date.now() / 1000) - 60; // beyond oidc-provider's 15 s clock tolerance
+    await store.set(key, JSON.stringify(record), 3600);
+    await page.click('button.wallet');
+    await page.waitForSelector('h1:has-text("expired")', { timeout: 10_000 });
+    expect(await page.textContent('main')).toContain('This sign-in has expired');
+    expect(await page.getAttribute('a.button', 'href')).toBe(client.url);
+  });
+
+  it('Cancel ends at the client with access_denied', async () => {
+    const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 });
+    await toSignInPage(page);
+    await page.click('text=Cancel and go back');
+    await page.waitForURL(new RegExp(`^${client.url}/\\?error=access_denied`));
+    expect(await page.textContent('main')).toContain('access_denied');
+  });
+
+  it('no wallet: the page says how to get one', async () => {
+    const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1, absent: true });
+    await page.goto(client.url);
+    await page.click('#sign-in');
+    await page.waitForSelector('.no-wallet');
+    expect(await page.textContent('.no-wallet')).toContain('No Ethereum wallet was found');
+    expect(await page.getAttribute('.no-wallet a', 'href')).toMatch(/^https:\/\/ethereum\.org\//);
+  });
+
+  it('screenshots at desktop and phone width, and no serious accessibility violations (axe-core)', async () => {
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 900 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 }, viewport);
+      await toSignInPage(page);
+      await page.screenshot({ path: join(ARTIFACTS, `wallet-page-${name}.png`), fullPage: true });
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width).toBeLessThanOrEqual(viewport.width);
+      // axe runs through the DevTools protocol, which the page's CSP does not block.
+      await page.evaluate(axe.source);
+      const results = await page.evaluate(() =>
+        (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
+      );
+      const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    }
+  });
+
+  it('strict Content-Security-Policy on the page: no inline script, no eval, no framing', async () => {
+    const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 });
+    await toSignInPage(page);
+    const response = await page.reload();
+    const csp = response?.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(csp).toContain("frame-ancestors 'none'");
+    // An inline script injected into the page does not run, and the browser reports why.
+    const outcome = await page.evaluate(
+      () =>
+        new Promise<{ ran: boolean; violation?: string }>((resolve) => {
+          let violation: string | undefined;
+          document.addEventListener('securitypolicyviolation', (event) => {
+            violation = event.violatedDirective;
+          });
+          const script = document.createElement('script');
+          script.textContent = 'window.__inlineRan = true';
+          document.body.append(script);
+          setTimeout(
+            () => resolve({ ran: (window as unknown as { __inlineRan?: boolean }).__inlineRan === true, violation }),
+            100,
+          );
+        }),
+    );
+    expect(outcome).toEqual({ ran: false, violation: expect.stringMatching(/^script-src/) });
+  });
+});
+
+describe('WalletConnect is offered only when configured, and loaded only when used', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(() => browser?.close());
+
+  async function interactionPage(provider: TestProvider, context: BrowserContext) {
+    const registered = await (
+      await fetch(`${provider.url}/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:4999/cb'], client_name: 'WC test' }),
+      })
+    ).json();
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = new URL(`${provider.url}/auth`);
+    url.search = new URLSearchParams({
+      client_id: registered.client_id,
+      redirect_uri: 'http://127.0.0.1:4999/cb',
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString();
+    const page = await context.newPage();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(url.href);
+    await page.waitForSelector('#wallets button, #wallets .no-wallet');
+    return { page, requests };
+  }
+
+  it('without WALLETCONNECT_PROJECT_ID: no WalletConnect button, its code never requested', async () => {
+    const provider = await startTestProvider();
+    const context = await contextWithWallet(browser, () => ({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 }));
+    try {
+      const { page, requests } = await interactionPage(provider, context);
+      expect(await page.locator('button.wallet', { hasText: 'WalletConnect' }).count()).toBe(0);
+      expect(requests.some((url) => url.includes('walletconnect'))).toBe(false);
+    } finally {
+      await context.close();
+      await provider.stop();
+    }
+  });
+
+  it('with WALLETCONNECT_PROJECT_ID: a button; the chunk loads on click only, and the relay is allowed by the CSP', async () => {
+    const provider = await startTestProvider({ WALLETCONNECT_PROJECT_ID: 'test-project-id' });
+    const context = await contextWithWallet(browser, () => ({
+      account: privateKeyToAccount(generatePrivateKey()),
+      chainId: 1,
+      absent: true,
+    }));
+    try {
+      const { page, requests } = await interactionPage(provider, context);
+      const button = page.locator('button.wallet', { hasText: 'WalletConnect' });
+      expect(await button.count()).toBe(1);
+      expect(requests.some((url) => /\/assets\/walletconnect-.*\.js$/.test(url))).toBe(false);
+      const csp = (await page.request.get(page.url(), { headers: { accept: 'text/html' } })).headers()['content-security-policy'];
+      expect(csp).toContain('wss://relay.walletconnect.com');
+      await Promise.all([page.waitForRequest(/\/assets\/walletconnect-.*\.js$/), button.click()]);
+      // No relay can be reached from here: the page must say so rather than hang silently.
+      await page.waitForSelector('#status.error', { timeout: 20_000 });
+      expect(await page.textContent('#status')).toMatch(/WalletConnect|wallet/i);
+    } finally {
+      await context.close();
+      await provider.stop();
+    }
+  });
+});
