@@ -24,7 +24,10 @@ export async function startProvider(config: Config, logger: Logger = createLogge
   const stop = () => {
     stopping ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections become idle as their last request finishes: close them then.
       server.closeIdleConnections();
+      const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+      closed.finally(() => clearInterval(sweeper));
       const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs).unref());
       if ((await Promise.race([closed, timeout])) === 'timeout') {
         logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'in-flight requests did not finish in time; closing connections');

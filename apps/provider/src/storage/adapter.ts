@@ -17,7 +17,8 @@ const epoch = () => Math.floor(Date.now() / 1000);
 /**
  * oidc-provider's adapter interface over a Store. Layout (before the deployment prefix):
  *   oidc:<Model>:<id>            the payload (JSON), with the model's TTL
- *   oidc:<Model>:<id>:consumed   one-time marker, set with SET NX: one consumer wins
+ *   oidc:<Model>:<id>:consumed   one-time marker, set with SET NX: one consumer wins (kept
+ *                                until it expires, even when the grant is revoked)
  *   oidc:grant:<grantId>         set of the keys issued under a grant (for revocation)
  *   oidc:<Model>:uid:<uid>       Session uid → id;  oidc:<Model>:userCode:<code> → id
  */
@@ -64,14 +65,16 @@ export function createOidcAdapter(store: Store) {
     async consume(id: string) {
       const key = this.key(id);
       const payload = await this.find(id);
-      if (!payload) return;
+      const label = this.name === 'AuthorizationCode' ? 'authorization code' : this.name;
+      // Gone between oidc-provider's find and this consume: revoked by a concurrent reuse.
+      if (!payload) throw new errors.InvalidGrant(`${label} already consumed`);
       const ttl = payload.exp === undefined ? undefined : Math.max(1, payload.exp - epoch() + 60);
       const won = await store.setIfAbsent(`${key}:consumed`, String(epoch()), ttl);
       if (!won) {
         // Another request (maybe on another replica) consumed it first: treat this one as the
         // reuse it is, and revoke everything the grant issued, as oidc-provider does on reuse.
         if (payload.grantId) await this.revokeByGrantId(payload.grantId);
-        throw new errors.InvalidGrant(`${this.name === 'AuthorizationCode' ? 'authorization code' : 'grant'} already consumed`);
+        throw new errors.InvalidGrant(`${label} already consumed`);
       }
     }
 
@@ -83,7 +86,9 @@ export function createOidcAdapter(store: Store) {
     async revokeByGrantId(grantId: string) {
       const index = `oidc:grant:${grantId}`;
       const keys = await store.members(index);
-      await store.delete(...keys, ...keys.map((k) => `${k}:consumed`), index, `oidc:Grant:${grantId}`);
+      // The one-time markers stay (until they expire): a request that read a code just before
+      // this revocation must still lose its consume.
+      await store.delete(...keys, index, `oidc:Grant:${grantId}`);
     }
   };
 }

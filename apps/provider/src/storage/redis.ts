@@ -28,9 +28,9 @@ return n`;
 
 /**
  * Redis storage (ioredis), the way to run several provider replicas. Works with redis:// and
- * rediss:// (TLS) URLs, with user/password in the URL. With Redis Cluster, keep the default
- * single-slot-free layout: every multi-key operation here touches one key, except deletes of
- * a grant's tokens, which are issued key by key.
+ * rediss:// (TLS) URLs, with user/password in the URL. Every command (and every Lua script)
+ * touches exactly one key, so no keys need to live together: the layout is Redis Cluster-safe
+ * without hash tags. (The CLI's `clients list` uses SCAN, which on a Cluster sees one node.)
  */
 export function createRedisStore(url: string, options: RedisStoreOptions = {}): Store & { client: Redis } {
   const prefix = options.prefix ?? 'signet:';
@@ -43,7 +43,7 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
     retryStrategy: (times) => Math.min(times * 200, 2000),
     lazyConnect: false,
   };
-  const client = new Redis(url, redisOptions);
+  const client = new Redis(url, { ...redisOptions, enableAutoPipelining: true });
   // Connection errors surface on the commands that fail; keep the client from crashing the process.
   client.on('error', () => {});
   const p = (key: string) => prefix + key;
