@@ -14,7 +14,6 @@ import { freePort, type RedisServer, type Replica, startRedis, startReplica } fr
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
-const insecure = { execute: [oidc.allowInsecureRequests] };
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
