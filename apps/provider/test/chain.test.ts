@@ -5,7 +5,9 @@ import {
   CookieJar,
   getDetails,
   messageFor,
+  pkceAuthorization,
   postSignature,
+  registerPublicClient,
   startInteraction,
   startTestProvider,
   type TestProvider,
@@ -14,9 +16,6 @@ import {
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
-const insecure = { execute: [oidc.allowInsecureRequests] };
 
 /** Serves a PNG avatar, as an ENS avatar record's URL would. */
 async function avatarServer(): Promise<{ url: string; server: Server }> {
@@ -50,12 +49,7 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
     chain = await startTestchain({ chainId: 1 });
     avatar = await avatarServer();
     provider = await startTestProvider({ ETH_RPC_URL: chain.url, ENS_TIMEOUT_MS: '5000' });
-    client = await oidc.dynamicClientRegistration(
-      new URL(provider.url),
-      { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
-      oidc.None(),
-      insecure,
-    );
+    client = await registerPublicClient(provider.url);
   });
   afterAll(async () => {
     await provider?.stop();
@@ -67,13 +61,7 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
     options: Omit<Parameters<typeof walletSignIn>[0], 'authorizationUrl'>,
     scope = 'openid profile',
   ) {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(client, {
-      redirect_uri: REDIRECT_URI,
-      scope,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    const { url, verifier } = await pkceAuthorization(client, { scope });
     const { callbackUrl } = await walletSignIn({ authorizationUrl: url, ...options });
     const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
     const idToken = tokens.claims() as Record<string, unknown>;
@@ -105,12 +93,7 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
     const owner = privateKeyToAccount(generatePrivateKey());
     const stranger = privateKeyToAccount(generatePrivateKey());
     const wallet = await chain.deployWallet(owner.address, 13n);
-    const url = oidc.buildAuthorizationUrl(client, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    });
+    const { url } = await pkceAuthorization(client);
     const jar = new CookieJar();
     const interactionUrl = await startInteraction(jar, url);
     const details = await getDetails(jar, interactionUrl);
@@ -153,20 +136,9 @@ describe('a slow or dead RPC node never blocks or fails an EOA sign-in', () => {
   ])('%s ENS node: the sign-in completes promptly with the address as preferred_username', async (_kind, rpc) => {
     const provider = await startTestProvider({ ETH_RPC_URL: rpc(), ENS_TIMEOUT_MS: '300' });
     try {
-      const client = await oidc.dynamicClientRegistration(
-        new URL(provider.url),
-        { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
-        oidc.None(),
-        insecure,
-      );
+      const client = await registerPublicClient(provider.url);
       const account = privateKeyToAccount(generatePrivateKey());
-      const verifier = oidc.randomPKCECodeVerifier();
-      const url = oidc.buildAuthorizationUrl(client, {
-        redirect_uri: REDIRECT_URI,
-        scope: 'openid profile',
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      });
+      const { url, verifier } = await pkceAuthorization(client, { scope: 'openid profile' });
       const started = Date.now();
       const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: account });
       expect(Date.now() - started).toBeLessThan(3000);
@@ -183,18 +155,8 @@ describe('a slow or dead RPC node never blocks or fails an EOA sign-in', () => {
     const wallet = await chain.deployWallet(owner.address);
     const provider = await startTestProvider({ ETH_RPC_URL: chain.url, RPC_TIMEOUT_MS: '1000', ENS_TIMEOUT_MS: '300' });
     try {
-      const client = await oidc.dynamicClientRegistration(
-        new URL(provider.url),
-        { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
-        oidc.None(),
-        insecure,
-      );
-      const url = oidc.buildAuthorizationUrl(client, {
-        redirect_uri: REDIRECT_URI,
-        scope: 'openid',
-        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-        code_challenge_method: 'S256',
-      });
+      const client = await registerPublicClient(provider.url);
+      const { url } = await pkceAuthorization(client);
       const jar = new CookieJar();
       const interactionUrl = await startInteraction(jar, url);
       const details = await getDetails(jar, interactionUrl);

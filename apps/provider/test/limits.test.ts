@@ -1,26 +1,23 @@
-import { CookieJar, getDetails, messageFor, postSignature, startInteraction, startTestProvider } from '@signet/testkit';
-import * as oidc from 'openid-client';
+import {
+  CookieJar,
+  getDetails,
+  messageFor,
+  pkceAuthorization,
+  postSignature,
+  TEST_REDIRECT_URI as REDIRECT_URI,
+  registerPublicClient,
+  startInteraction,
+  startTestProvider,
+} from '@signet/testkit';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-
-const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 
 describe('rate limits', () => {
   it('sign-in attempts: 429 RATE_LIMITED with Retry-After once the window is used up', async () => {
     const provider = await startTestProvider({ RATE_LIMIT_INTERACTION: '2' });
     try {
-      const client = await oidc.dynamicClientRegistration(
-        new URL(provider.url),
-        { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
-        oidc.None(),
-        { execute: [oidc.allowInsecureRequests] },
-      );
-      const url = oidc.buildAuthorizationUrl(client, {
-        redirect_uri: REDIRECT_URI,
-        scope: 'openid',
-        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-        code_challenge_method: 'S256',
-      });
+      const client = await registerPublicClient(provider.url);
+      const { url } = await pkceAuthorization(client);
       const jar = new CookieJar();
       const interactionUrl = await startInteraction(jar, url);
       const details = await getDetails(jar, interactionUrl);

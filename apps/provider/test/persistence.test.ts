@@ -3,33 +3,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, ConfigError, loadConfig } from '@signet/provider';
 import { runCli } from '@signet/provider/cli';
-import { CookieJar, followToClient, request, startTestProvider, walletSignIn } from '@signet/testkit';
+import {
+  CookieJar,
+  followToClient,
+  insecure,
+  pkceAuthorization,
+  TEST_REDIRECT_URI as REDIRECT_URI,
+  registerPublicClient,
+  request,
+  startTestProvider,
+  walletSignIn,
+} from '@signet/testkit';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
-const insecure = { execute: [oidc.allowInsecureRequests] };
 const dir = mkdtempSync(join(tmpdir(), 'signet-persist-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function signIn(
-  provider: { url: string },
-  config: oidc.Configuration,
-  signer = privateKeyToAccount(generatePrivateKey()),
-  jar = new CookieJar(),
-) {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: 'openid profile',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  });
+async function signIn(config: oidc.Configuration, signer = privateKeyToAccount(generatePrivateKey()), jar = new CookieJar()) {
+  const { url, verifier } = await pkceAuthorization(config, { scope: 'openid profile' });
   const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer, jar });
   const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
-  void provider;
   return { tokens, signer, jar };
 }
 
@@ -38,14 +34,9 @@ describe('restart with SQLite: nothing is lost', () => {
     const file = join(dir, 'restart.db');
     const first = await startTestProvider({ STORAGE_URL: `sqlite:${file}` });
     const port = new URL(first.url).port;
-    const client = await oidc.dynamicClientRegistration(
-      new URL(first.url),
-      { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
-      oidc.None(),
-      insecure,
-    );
+    const client = await registerPublicClient(first.url);
     const jwksBefore = await (await fetch(`${first.url}/jwks`)).json();
-    const { tokens, signer, jar } = await signIn(first, client);
+    const { tokens, signer, jar } = await signIn(client);
     await first.stop();
     // Let the HTTP client notice that its kept-alive connections to the old process closed.
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -61,12 +52,7 @@ describe('restart with SQLite: nothing is lost', () => {
       const jwks = createRemoteJWKSet(new URL(`${second.url}/jwks`));
       await expect(jwtVerify(tokens.id_token as string, jwks, { issuer: second.issuer })).resolves.toBeTruthy();
       // The client registered before the restart can still be used, and the session signs in silently.
-      const again = oidc.buildAuthorizationUrl(client, {
-        redirect_uri: REDIRECT_URI,
-        scope: 'openid profile',
-        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-        code_challenge_method: 'S256',
-      });
+      const { url: again } = await pkceAuthorization(client, { scope: 'openid profile' });
       const silent = await request(jar, again);
       expect(silent.status).toBe(303);
       expect(new URL(silent.headers.get('location') as string).searchParams.get('code')).toBeTruthy();
@@ -81,13 +67,8 @@ describe('signing key rotation', () => {
     const file = join(dir, 'rotate.db');
     const provider = await startTestProvider({ STORAGE_URL: `sqlite:${file}` });
     try {
-      const client = await oidc.dynamicClientRegistration(
-        new URL(provider.url),
-        { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
-        oidc.None(),
-        insecure,
-      );
-      const before = await signIn(provider, client);
+      const client = await registerPublicClient(provider.url);
+      const before = await signIn(client);
       const oldKid = decodeProtectedHeader(before.tokens.id_token as string).kid;
 
       const lines: string[] = [];
@@ -104,7 +85,7 @@ describe('signing key rotation', () => {
       expect(jwks.keys.map((k: { kid: string }) => k.kid)).toEqual([signing, oldKid]);
       expect(jwks.keys.every((k: Record<string, unknown>) => !('d' in k) && !('p' in k))).toBe(true);
 
-      const after = await signIn(provider, client);
+      const after = await signIn(client);
       expect(decodeProtectedHeader(after.tokens.id_token as string).kid).toBe(signing);
       const set = createRemoteJWKSet(new URL(`${provider.url}/jwks`));
       await expect(jwtVerify(before.tokens.id_token as string, set, { issuer: provider.issuer })).resolves.toBeTruthy();
@@ -268,7 +249,7 @@ describe('operations', () => {
         oidc.None(),
         insecure,
       );
-      const { tokens, jar } = await signIn(provider, client);
+      const { tokens, jar } = await signIn(client);
       const metrics = await (await fetch(`${provider.url}/metrics`)).text();
       expect(metrics).toMatch(/signet_sign_ins_total\{result="success",method="eoa"\} 1/);
       expect(metrics).toMatch(/signet_siwe_verification_seconds_count\{method="eoa"\} 1/);
@@ -296,12 +277,7 @@ describe('operations', () => {
       expect(`${back.origin}${back.pathname}`).toBe('http://127.0.0.1:4999/bye');
       expect(back.searchParams.get('state')).toBe('bye-state');
       // The session is gone: the next authorization needs a signature again.
-      const again = oidc.buildAuthorizationUrl(client, {
-        redirect_uri: REDIRECT_URI,
-        scope: 'openid',
-        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-        code_challenge_method: 'S256',
-      });
+      const { url: again } = await pkceAuthorization(client);
       const next = await request(jar, again);
       expect(next.headers.get('location')).toMatch(/\/interaction\//);
     } finally {

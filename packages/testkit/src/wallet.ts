@@ -4,25 +4,14 @@
  * EIP-4361 message from them, sign it with a viem account, post it, follow the redirects to
  * the client's redirect_uri.
  */
+
+import type { InteractionDetails } from '@signet/provider';
 import { type CreateSiweMessageParameters, createSiweMessage } from '@signet/siwe';
 import type { Address, Hex } from 'viem';
-import { CookieJar, request } from './cookies.ts';
 
-export type InteractionDetails = {
-  uid: string;
-  nonce: string;
-  domain: string;
-  uri: string;
-  statement?: string;
-  resources: string[];
-  chainIds: number[];
-  issuedAfter: string;
-  expiresAt: string;
-  serverTime: string;
-  client: Record<string, string>;
-  scopes: string[];
-  prompt: string;
-};
+export type { InteractionDetails };
+
+import { CookieJar, request } from './cookies.ts';
 
 export type Signer = { address: Address; signMessage(args: { message: string }): Promise<Hex> };
 

@@ -7,21 +7,10 @@
  */
 import { createSiweMessage } from '@signet/siwe/message';
 import { getAddress } from 'viem/utils';
+import type { InteractionDetails } from '../../src/interaction/details.ts';
 
-type Details = {
-  uid: string;
-  nonce: string;
-  domain: string;
-  uri: string;
-  statement?: string;
-  resources: string[];
-  chainIds: number[];
-  issuedAfter: string;
-  expiresAt: string;
-  serverTime?: string;
-  client: { client_id: string; client_name?: string; client_uri?: string };
-  walletConnectProjectId?: string;
-};
+/** The interaction details the server embeds in the page (the JSON of GET /interaction/<uid>). */
+type Details = InteractionDetails;
 
 type Eip1193Provider = {
   request(args: { method: string; params?: unknown[] }): Promise<unknown>;
