@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import { createChainRegistry } from '@signet/siwe';
+import parseBody from 'co-body';
 import type { Context, Next } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { withAuthMethodDefault } from './clients.ts';
@@ -208,6 +209,41 @@ function mount(provider: Provider, services: Services) {
       if (bucket) await limits.check(ctx, bucket);
     }
     await next();
+  });
+
+  // OIDC lets clients POST authorization and logout requests (form-encoded). oidc-provider takes
+  // POST there only with SameSite=None session cookies; instead, a POST is answered with a 303 to
+  // the same request as a GET, a top-level navigation that carries the SameSite=Lax cookies.
+  const getOnlyRoutes = new Set([profile.routes.authorization, profile.routes.end_session]);
+  provider.use(async (ctx: Context, next: Next) => {
+    if (ctx.method !== 'POST' || !getOnlyRoutes.has(ctx.path)) return next();
+    if (!ctx.is('application/x-www-form-urlencoded')) {
+      ctx.status = 400;
+      ctx.body = {
+        error: 'invalid_request',
+        error_description: `POST ${ctx.path} takes application/x-www-form-urlencoded parameters`,
+      };
+      return;
+    }
+    let params: Record<string, unknown>;
+    try {
+      params = await parseBody.form(ctx, { limit: '64kb' });
+    } catch (error) {
+      ctx.status = (error as { status?: number }).status === 413 ? 413 : 400;
+      ctx.body = {
+        error: 'invalid_request',
+        error_description: `the request body could not be read (${(error as Error).message})`,
+      };
+      return;
+    }
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(params)) {
+      if (typeof value === 'string') query.append(key, value);
+      else if (Array.isArray(value)) for (const item of value) query.append(key, String(item));
+    }
+    ctx.set('cache-control', 'no-store');
+    ctx.status = 303;
+    ctx.redirect(`${ctx.path}?${query}`);
   });
 
   // The profile's discovery values, where the spec's table lists a subset of what works.

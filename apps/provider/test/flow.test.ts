@@ -123,6 +123,35 @@ describe('self-hosted provider: the whole flow with openid-client', () => {
     expect(tokens.claims()?.sub).toBe(`eip155:1:${account.address}`);
   });
 
+  it('POST /auth (form parameters) leads to the same sign-in as GET', async () => {
+    const config = await register();
+    const { url, verifier, state, nonce } = await authorize(config);
+    const posted = await fetch(`${provider.url}/auth`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: url.searchParams.toString(),
+    });
+    expect(posted.status).toBe(303);
+    const asGet = new URL(posted.headers.get('location') as string, provider.url);
+    expect(asGet.pathname).toBe('/auth');
+    expect(Object.fromEntries(asGet.searchParams)).toEqual(Object.fromEntries(url.searchParams));
+    const account = privateKeyToAccount(generatePrivateKey());
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: asGet, signer: account });
+    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+    });
+    expect(tokens.claims()?.sub).toBe(`eip155:1:${account.address}`);
+    const wrongType = await fetch(`${provider.url}/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(wrongType.status).toBe(400);
+  });
+
   it('refresh tokens for clients that ask offline_access, and they refresh', async () => {
     const config = await register({ grant_types: ['authorization_code', 'refresh_token'] });
     const verifier = oidc.randomPKCECodeVerifier();
