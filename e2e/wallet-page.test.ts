@@ -130,6 +130,39 @@ describe('the wallet sign-in page in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('another account signs for a second client in the same session: the browser gets through the logout-first step', async () => {
+    const first = privateKeyToAccount(generatePrivateKey());
+    const { page, problems } = await freshPage({ account: first, chainId: 1 });
+    await toSignInPage(page);
+    await signInAndLand(page);
+    // A second client (its redirect URI on the reference client's host) asks; the wallet now holds another account.
+    const registered = await (
+      await fetch(`${provider.url}/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [`${client.url}/second/callback`], client_name: 'Second Site' }),
+      })
+    ).json();
+    const url = new URL(`${provider.url}/auth`);
+    url.search = new URLSearchParams({
+      client_id: registered.client_id,
+      redirect_uri: `${client.url}/second/callback`,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    }).toString();
+    await page.goto(url.href);
+    await page.waitForSelector('button.wallet');
+    wallet.account = privateKeyToAccount(generatePrivateKey());
+    const [callback] = await Promise.all([
+      page.waitForRequest((r) => r.url().startsWith(`${client.url}/second/callback?`)),
+      page.click('button.wallet'),
+    ]);
+    expect(new URL(callback.url()).searchParams.get('code')).toBeTruthy();
+    expect(problems.filter((p) => /Content Security Policy/i.test(p))).toEqual([]);
+  });
+
   it('keyboard only: the first wallet has focus, Enter signs in', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const { page } = await freshPage({ account, chainId: 1 });

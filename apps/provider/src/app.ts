@@ -2,6 +2,7 @@
  * buildApp(config): everything the provider is, as one request listener, without
  * listening. server.ts listens; tests call buildApp in process or run server.ts.
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import { createChainRegistry } from '@signet/siwe';
@@ -283,19 +284,30 @@ function mount(provider: Provider, services: Services) {
   legalRoutes(router, config, services.assets.stylesheets);
   logoRoutes(router, services);
   router.get('/health', async (ctx) => {
-    const checks: Record<string, string> = {};
+    let storage = 'ok';
     try {
       await services.store.ping();
-      checks.storage = 'ok';
     } catch (error) {
-      checks.storage = `unavailable: ${(error as Error).message}`;
+      // The details (hosts, ports) go to the log, not to whoever asks.
+      logger.warn({ reason: (error as Error).message }, 'health check: storage unavailable');
+      storage = 'unavailable';
     }
-    const healthy = checks.storage === 'ok';
+    const healthy = storage === 'ok';
     ctx.status = healthy ? 200 : 503;
     ctx.set('cache-control', 'no-store');
-    ctx.body = { status: healthy ? 'ok' : 'unavailable', storage: checks.storage, profile: config.profile };
+    ctx.body = { status: healthy ? 'ok' : 'unavailable', storage, profile: config.profile };
   });
   router.get('/metrics', async (ctx) => {
+    if (config.metricsToken) {
+      const given = Buffer.from(ctx.get('authorization').replace(/^Bearer /, ''));
+      const expected = Buffer.from(config.metricsToken);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        ctx.status = 401;
+        ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
+        ctx.body = { error: 'invalid_token', error_description: 'GET /metrics needs the METRICS_TOKEN as a Bearer token' };
+        return;
+      }
+    }
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   });

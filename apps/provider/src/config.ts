@@ -120,6 +120,7 @@ const schema = {
   LEGAL_TERMS_FILE: optionalText,
   OPERATOR_NAME: optionalText,
   WALLETCONNECT_PROJECT_ID: optionalText,
+  METRICS_TOKEN: secret(16, { optional: true }),
   RATE_LIMIT_WINDOW_SECONDS: int(1, 3600, 60),
   RATE_LIMIT_INTERACTION: int(0, 1_000_000, 30),
   RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 20),
@@ -170,6 +171,8 @@ export type Config = {
   statement?: string;
   registrationToken?: string;
   shutdownTimeoutMs: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string;
   /** WalletConnect Cloud project id: when set, the page offers WalletConnect (read at run time). */
   walletConnectProjectId?: string;
   /** Texts of /legal/privacy and /legal/terms (read at start), and who operates this instance. */
@@ -249,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     registrationToken: s.REGISTRATION_TOKEN,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
     walletConnectProjectId: s.WALLETCONNECT_PROJECT_ID,
+    metricsToken: s.METRICS_TOKEN,
     legal: {
       privacy: readLegalFile('LEGAL_PRIVACY_FILE', s.LEGAL_PRIVACY_FILE),
       terms: readLegalFile('LEGAL_TERMS_FILE', s.LEGAL_TERMS_FILE),

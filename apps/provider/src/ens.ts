@@ -3,7 +3,7 @@
  * sign-in and cached in storage (shared by replicas) for ENS_CACHE_TTL seconds. A slow or
  * dead node never blocks or fails a sign-in: after ENS_TIMEOUT_MS the address is used.
  */
-import { type Address, createPublicClient, defineChain, http, type PublicClient } from 'viem';
+import { type Address, BaseError, createPublicClient, defineChain, http, type PublicClient } from 'viem';
 import { mainnet } from 'viem/chains';
 import type { Logger } from './logger.ts';
 import type { Store } from './storage/index.ts';
@@ -26,6 +26,10 @@ export type EnsOptions = {
 
 const TIMEOUT = Symbol('timeout');
 
+/** viem's errors carry the RPC URL (and any API key in its path): log only the short reason. */
+const reasonOf = (error: unknown) =>
+  error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.name : String(error);
+
 export function createEnsResolver(options: EnsOptions): EnsResolver {
   const { rpcUrl, cacheTtlSeconds, timeoutMs, store, logger, onLookup } = options;
   if (!rpcUrl) return { resolve: async () => ({}) };
@@ -46,7 +50,7 @@ export function createEnsResolver(options: EnsOptions): EnsResolver {
     try {
       avatar = await client.getEnsAvatar({ name });
     } catch (error) {
-      logger.debug({ err: error, name }, 'ENS avatar lookup failed');
+      logger.debug({ reason: reasonOf(error), name }, 'ENS avatar lookup failed');
     }
     return avatar ? { name, avatar } : { name };
   };
@@ -61,7 +65,7 @@ export function createEnsResolver(options: EnsOptions): EnsResolver {
           return JSON.parse(cached) as EnsProfile;
         }
       } catch (error) {
-        logger.warn({ err: error }, 'ENS cache unavailable');
+        logger.warn({ reason: reasonOf(error) }, 'ENS cache unavailable');
       }
       let timer: NodeJS.Timeout | undefined;
       try {
@@ -81,7 +85,7 @@ export function createEnsResolver(options: EnsOptions): EnsResolver {
         return result;
       } catch (error) {
         onLookup?.('failed');
-        logger.warn({ err: error, address }, 'ENS lookup failed; using the address');
+        logger.warn({ reason: reasonOf(error), address }, 'ENS lookup failed; using the address');
         return {};
       } finally {
         clearTimeout(timer);

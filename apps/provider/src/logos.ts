@@ -27,46 +27,47 @@ const IMAGE_TYPES = new Set([
   'image/vnd.microsoft.icon',
 ]);
 
-/** Loopback, private, link-local, CGNAT, multicast and other special-use ranges (IPv4 and IPv6). */
-const SPECIAL_USE = (() => {
-  const list = new BlockList();
-  for (const [net, prefix] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.0.2.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['198.51.100.0', 24],
-    ['203.0.113.0', 24],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ] as const) {
-    list.addSubnet(net, prefix, 'ipv4');
-  }
-  for (const [net, prefix] of [
-    ['::', 128],
-    ['::1', 128],
-    ['64:ff9b::', 96],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['ff00::', 8],
-    ['2001:db8::', 32],
-  ] as const) {
-    list.addSubnet(net, prefix, 'ipv6');
-  }
-  return list;
-})();
+/** Loopback, private, link-local, CGNAT, multicast and other special-use ranges, per family. */
+const SPECIAL_V4 = new BlockList();
+const SPECIAL_V6 = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  SPECIAL_V4.addSubnet(net, prefix, 'ipv4');
+}
+// IPv4-mapped (::ffff:0:0/96, in any spelling), NAT64 and 6to4 embed IPv4 addresses: refused whole.
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['::ffff:0:0', 96],
+  ['64:ff9b::', 96],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+] as const) {
+  SPECIAL_V6.addSubnet(net, prefix, 'ipv6');
+}
 
 export function isSpecialUseAddress(address: string): boolean {
-  // IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return SPECIAL_USE.check(mapped, 'ipv4');
-  return SPECIAL_USE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  const family = isIP(address);
+  if (family === 4) return SPECIAL_V4.check(address, 'ipv4');
+  if (family === 6) return SPECIAL_V6.check(address, 'ipv6');
+  return true; // not an IP address at all: never connect to it
 }
 
 type Logo = { type: string; body: Buffer };
@@ -83,6 +84,12 @@ export function fetchImage(uri: string, allowPrivate: boolean): Promise<Logo> {
     }
     if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
       reject(new Error('logo_uri must be https'));
+      return;
+    }
+    // An IP literal is connected to without a DNS lookup: check it here.
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    if (!allowPrivate && isIP(literal) && isSpecialUseAddress(literal)) {
+      reject(new Error(`${url.hostname} is a private or special-use address`));
       return;
     }
     const lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
@@ -123,7 +130,10 @@ export function fetchImage(uri: string, allowPrivate: boolean): Promise<Logo> {
         response.on('error', reject);
       },
     );
+    // `timeout` only bounds idleness; this bounds the whole fetch (a trickling server cannot hold it).
+    const deadline = setTimeout(() => request.destroy(new Error('logo fetch took longer than 3 s')), TIMEOUT_MS);
     request.on('timeout', () => request.destroy(new Error('logo fetch timed out')));
+    request.on('close', () => clearTimeout(deadline));
     request.on('error', reject);
   });
 }
@@ -139,6 +149,26 @@ export function initialLogo(name: string): Logo {
 
 export function logoRoutes(router: Router, services: Services) {
   const { store, logger, config } = services;
+  // One fetch per logo at a time in this process, however many pages ask for it meanwhile.
+  const inFlight = new Map<string, Promise<Logo | undefined>>();
+  const fetchAndCache = (key: string, uri: string, clientId: string) => {
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = fetchImage(uri, config.allowPrivateFetch)
+        .then(async (logo) => {
+          await store.set(key, JSON.stringify({ type: logo.type, body: logo.body.toString('base64') }), CACHE_SECONDS);
+          return logo;
+        })
+        .catch(async (error) => {
+          logger.info({ client_id: clientId, reason: (error as Error).message }, 'client logo unavailable; drawing an initial');
+          await store.set(key, JSON.stringify({}), FAILURE_CACHE_SECONDS).catch(() => {});
+          return undefined;
+        })
+        .finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    return pending;
+  };
   router.get('/logo/:clientId', async (ctx) => {
     const client = await services.provider().Client.find(ctx.params.clientId as string);
     if (!client) {

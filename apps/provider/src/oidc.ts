@@ -197,6 +197,9 @@ export function createProvider({
 
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
+  // Behind one proxy: the client address is the X-Forwarded-For entry that proxy appended (the
+  // last one); entries before it are whatever the client sent and are never trusted.
+  provider.maxIpsCount = 1;
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc-provider server error'));
   return provider;
 }

@@ -13,9 +13,16 @@ export type Security = {
   pageHeaders(ctx: Context, redirectUri?: string): void;
 };
 
-const originOf = (uri?: string) => {
+/** What the security middleware reads of oidc-provider's request context. */
+type OidcContextView = {
+  client?: { redirectUris?: string[]; postLogoutRedirectUris?: string[] };
+  entities?: { Interaction?: { params?: { redirect_uri?: string } } };
+};
+
+const originOf = (uri?: unknown) => {
+  if (typeof uri !== 'string') return undefined;
   try {
-    return uri ? new URL(uri).origin : undefined;
+    return new URL(uri).origin;
   } catch {
     return undefined;
   }
@@ -52,13 +59,29 @@ export function createSecurity(
 
   return {
     middleware: async (ctx, next) => {
+      // Set before the route runs: oidc-provider adds the hash of its auto-submitting pages'
+      // script (form_post, the logout before an account switch) to an existing policy only.
+      ctx.set('Content-Security-Policy', csp([]));
       await next();
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'no-referrer');
       if (ctx.response.is('html')) {
         ctx.set('X-Frame-Options', 'DENY');
-        // oidc-provider's own auto-submitting pages set a CSP with their script's hash: keep it.
-        if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', csp([]));
+        const policy = ctx.response.get('Content-Security-Policy');
+        if (policy.includes("'sha256-")) {
+          // Such a page posts (or is redirected) to the client: allow its registered origins.
+          const oidc = (ctx as unknown as { oidc?: OidcContextView }).oidc;
+          const targets = [
+            ...(oidc?.client?.redirectUris ?? []),
+            ...(oidc?.client?.postLogoutRedirectUris ?? []),
+            oidc?.entities?.Interaction?.params?.redirect_uri,
+          ];
+          const origins = [...new Set(targets.map(originOf).filter(Boolean))];
+          ctx.set(
+            'Content-Security-Policy',
+            policy.replace(/form-action 'self'[^;]*/, `form-action 'self' ${origins.join(' ')}`.trim()),
+          );
+        }
       }
     },
     pageHeaders(ctx, redirectUri) {

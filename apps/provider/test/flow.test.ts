@@ -152,6 +152,31 @@ describe('self-hosted provider: the whole flow with openid-client', () => {
     expect(wrongType.status).toBe(400);
   });
 
+  it('signing with another account in a live session: the auto-submitted logout page is allowed by the CSP', async () => {
+    const first = await register();
+    const second = await register({ client_name: 'Other RP' });
+    const jar = new CookieJar();
+    const a = await authorize(first);
+    await walletSignIn({ authorizationUrl: a.url, signer: privateKeyToAccount(generatePrivateKey()), jar });
+    // The second client's consent prompt is signed by another account: oidc-provider ends the
+    // session first with an auto-submitting form (an inline script it hashes into the CSP).
+    const b = await authorize(second);
+    const { request, startInteraction, getDetails, messageFor, postSignature } = await import('@signet/testkit');
+    const interactionUrl = await startInteraction(jar, b.url);
+    const details = await getDetails(jar, interactionUrl);
+    const other = privateKeyToAccount(generatePrivateKey());
+    const message = messageFor(details, other.address);
+    const posted = await postSignature(jar, interactionUrl, { message, signature: await other.signMessage({ message }) });
+    const resume = await request(jar, new URL(posted.headers.get('location') as string, interactionUrl));
+    expect(resume.status).toBe(200);
+    const csp = resume.headers.get('content-security-policy') as string;
+    const body = await resume.text();
+    const script = /<script[^>]*>([\s\S]*?)<\/script>/.exec(body)?.[1] as string;
+    const { createHash } = await import('node:crypto');
+    expect(csp).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`);
+    expect(csp).toMatch(/form-action 'self' http:\/\/127\.0\.0\.1:4999/);
+  });
+
   it('refresh tokens for clients that ask offline_access, and they refresh', async () => {
     const config = await register({ grant_types: ['authorization_code', 'refresh_token'] });
     const verifier = oidc.randomPKCECodeVerifier();

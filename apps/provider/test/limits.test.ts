@@ -59,6 +59,8 @@ describe('rate limits', () => {
       expect((await register(trusting.url, '203.0.113.1')).status).toBe(201);
       expect((await register(trusting.url, '203.0.113.2')).status).toBe(201);
       expect((await register(trusting.url, '203.0.113.1')).status).toBe(429);
+      // A client cannot escape its bucket by prepending addresses of its own: the proxy's entry is last.
+      expect((await register(trusting.url, 'forged, 203.0.113.1')).status).toBe(429);
     } finally {
       await trusting.stop();
     }

@@ -78,6 +78,38 @@ describe('client logos are served by the provider (no third-party request from t
     }
   });
 
+  it('refuses IP-literal hosts in the special-use ranges before connecting', async () => {
+    const { fetchImage } = await import('../src/logos.ts');
+    for (const uri of [
+      'https://127.0.0.1:1/x.png',
+      'https://[::1]:1/x.png',
+      'https://169.254.169.254/latest',
+      'https://[::ffff:a00:1]/x.png',
+    ]) {
+      await expect(fetchImage(uri, false)).rejects.toThrow(/private or special-use/);
+    }
+  });
+
+  it('bounds the whole fetch, not only idleness: a trickling server is cut after 3 s', async () => {
+    const { fetchImage } = await import('../src/logos.ts');
+    const trickle = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      const timer = setInterval(() => res.write('x'), 500);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => trickle.listen(0, '127.0.0.1', resolve));
+    const started = Date.now();
+    try {
+      await expect(fetchImage(`http://127.0.0.1:${(trickle.address() as AddressInfo).port}/slow.png`, true)).rejects.toThrow(
+        /longer than 3 s/,
+      );
+      expect(Date.now() - started).toBeLessThan(4500);
+    } finally {
+      trickle.closeAllConnections();
+      trickle.close();
+    }
+  });
+
   it.each([
     ['127.0.0.1', true],
     ['10.1.2.3', true],
@@ -86,6 +118,9 @@ describe('client logos are served by the provider (no third-party request from t
     ['::1', true],
     ['fd00::1', true],
     ['::ffff:127.0.0.1', true],
+    ['::ffff:7f00:1', true],
+    ['2002:7f00:1::1', true],
+    ['not-an-ip', true],
     ['93.184.216.34', false],
     ['2606:4700:4700::1111', false],
   ])('%s is special-use: %s', (address, special) => {

@@ -234,6 +234,23 @@ describe('settings are validated once, at start, naming the variable', () => {
   });
 });
 
+describe('operations: metrics token', () => {
+  it('with METRICS_TOKEN, /metrics needs it as a Bearer token', async () => {
+    const provider = await startTestProvider({ METRICS_TOKEN: 'metrics-token-0123456789' });
+    try {
+      expect((await fetch(`${provider.url}/metrics`)).status).toBe(401);
+      expect(
+        (await fetch(`${provider.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status,
+      ).toBe(401);
+      const ok = await fetch(`${provider.url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain('signet_sign_ins_total');
+    } finally {
+      await provider.stop();
+    }
+  });
+});
+
 describe('operations', () => {
   it('health reports storage; metrics count sign-ins; logout ends the session at the registered URI', async () => {
     const provider = await startTestProvider();

@@ -30,7 +30,10 @@ import type { IronSession } from 'iron-session';
 import type { SessionAppConfig } from './config.ts';
 import { type PageAssets, pageHtml } from './page.ts';
 
-type SessionData = { nonce?: string; address?: string; chainId?: number };
+type SessionData = { nonce?: string; nonceIssuedAt?: number; address?: string; chainId?: number };
+
+/** A nonce must be used within this time (the spec: expire nonces after a few minutes). */
+export const NONCE_MAX_AGE_MS = 10 * 60_000;
 
 export type SessionAppOptions = {
   /** "Now", for tests that move time. */
@@ -87,6 +90,7 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
   app.get('/api/nonce', limited(config.rateLimits.nonce, 60, 'nonce'), async (c) => {
     const session = c.get('session');
     session.nonce = generateNonce();
+    session.nonceIssuedAt = now();
     await session.save();
     c.header('cache-control', 'no-store');
     return c.json({ nonce: session.nonce });
@@ -117,12 +121,19 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
       validateSiweFields(parsed, { domain: config.expectedDomain ?? c.req.header('host') ?? '' });
       // 2. Nonce: the one this session was given; used once, whatever happens next.
       const expectedNonce = session.nonce;
+      if (expectedNonce && now() - (session.nonceIssuedAt ?? 0) > NONCE_MAX_AGE_MS) {
+        session.nonce = undefined;
+        await session.save();
+        const f = fail('NONCE_MISMATCH', 'the nonce expired; GET /api/nonce again', 400);
+        return c.json(f.body, f.status);
+      }
       if (!expectedNonce) {
         const f = fail('NONCE_MISMATCH', 'no nonce was issued to this session; GET /api/nonce first', 400);
         return c.json(f.body, f.status);
       }
       validateSiweFields(parsed, { nonce: expectedNonce });
       session.nonce = undefined;
+      session.nonceIssuedAt = undefined;
       nonceUsed = true;
       // 3. Signature by recovery (no network); 4. times; 5. contract wallets on chain.
       const recovered =

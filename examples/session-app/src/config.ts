@@ -28,6 +28,10 @@ const schema = {
 
 export function loadSessionAppConfig(env: Env = process.env): SessionAppConfig {
   const s = readSettings(schema, env);
+  if (s.NODE_ENV === 'production' && !s.EXPECTED_DOMAIN) {
+    // The Host header is the client's to set: in production the domain must be configured.
+    throw new SettingsError('EXPECTED_DOMAIN: is required in production (the host[:port] messages must name)');
+  }
   if (s.EXPECTED_DOMAIN && /[\s/]/.test(s.EXPECTED_DOMAIN)) {
     throw new SettingsError(
       `EXPECTED_DOMAIN: must be host[:port], like app.example.com (got ${JSON.stringify(s.EXPECTED_DOMAIN)})`,

@@ -193,6 +193,18 @@ describe('application A: session states and checks', () => {
     expect((await third.json()).error.type).toBe('INVALID_SIGNATURE');
   });
 
+  it('a nonce older than 10 minutes is refused', async () => {
+    now = T0;
+    const b = browser(app);
+    const { nonce } = await (await b.call('GET', '/api/nonce')).json();
+    now = T0 + 11 * 60_000;
+    const message = messageFor(account.address, nonce, { issuedAt: new Date(now), expirationTime: new Date(now + 60_000) });
+    const response = await b.call('POST', '/api/verify', { message, signature: await account.signMessage({ message }) });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({ type: 'NONCE_MISMATCH', message: expect.stringContaining('expired') });
+    now = T0;
+  });
+
   it('without EXPECTED_DOMAIN, the Host header is the expected domain', async () => {
     const hostBound = buildSessionApp(config(), { now: () => T0 });
     const right = browser(hostBound, HOST);
@@ -223,7 +235,7 @@ describe('application A: session states and checks', () => {
   });
 
   it('production: the session cookie is Secure', async () => {
-    const prod = buildSessionApp(config({ NODE_ENV: 'production' }), { now: () => T0 });
+    const prod = buildSessionApp(config({ NODE_ENV: 'production', EXPECTED_DOMAIN: HOST }), { now: () => T0 });
     const response = await browser(prod).call('GET', '/api/nonce');
     expect(response.headers.getSetCookie()[0]).toMatch(/;\s*Secure/i);
   });
@@ -300,6 +312,7 @@ describe('application A: settings', () => {
     [{}, /^SESSION_SECRET: is required/],
     [{ SESSION_SECRET: SECRET, EXPECTED_DOMAIN: 'https://x.example/' }, /^EXPECTED_DOMAIN:/],
     [{ SESSION_SECRET: SECRET, ETH_RPC_URL: 'nope' }, /^ETH_RPC_URL:/],
+    [{ SESSION_SECRET: SECRET, NODE_ENV: 'production' }, /^EXPECTED_DOMAIN: is required in production/],
   ])('refuses %j', (env, message) => {
     expect(() => loadSessionAppConfig(env)).toThrow(message);
   });

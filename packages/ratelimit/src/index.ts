@@ -66,15 +66,18 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   };
 }
 
-/** The client address for rate limiting: the socket's, or the first X-Forwarded-For hop when trusted. */
+/**
+ * The client address for rate limiting: the socket's, or, behind a trusted proxy, the last
+ * X-Forwarded-For entry (the one that proxy appended; earlier entries are the client's to forge).
+ */
 export function clientAddress(
   socketAddress: string | undefined,
   forwardedFor: string | null | undefined,
   trustProxy: boolean,
 ): string {
   if (trustProxy && forwardedFor) {
-    const first = forwardedFor.split(',')[0]?.trim();
-    if (first) return first;
+    const last = forwardedFor.split(',').at(-1)?.trim();
+    if (last) return last;
   }
   return socketAddress ?? 'unknown';
 }

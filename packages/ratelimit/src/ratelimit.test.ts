@@ -32,8 +32,9 @@ describe('createRateLimiter', () => {
 
 describe('clientAddress', () => {
   it('ignores X-Forwarded-For unless the proxy is trusted', () => {
-    expect(clientAddress('10.0.0.1', '203.0.113.9, 10.0.0.1', false)).toBe('10.0.0.1');
-    expect(clientAddress('10.0.0.1', '203.0.113.9, 10.0.0.1', true)).toBe('203.0.113.9');
+    expect(clientAddress('10.0.0.1', '203.0.113.9, 198.51.100.4', false)).toBe('10.0.0.1');
+    // The proxy appended the real client last; the first entry is whatever the client sent.
+    expect(clientAddress('10.0.0.1', 'forged-by-client, 198.51.100.4', true)).toBe('198.51.100.4');
     expect(clientAddress('10.0.0.1', null, true)).toBe('10.0.0.1');
   });
 });
