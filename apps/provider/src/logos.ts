@@ -185,16 +185,7 @@ export function logoRoutes(router: Router, services: Services) {
         const parsed = JSON.parse(cached) as { type?: string; body?: string };
         if (parsed.type && parsed.body) logo = { type: parsed.type, body: Buffer.from(parsed.body, 'base64') };
       } else {
-        try {
-          logo = await fetchImage(metadata.logo_uri, config.allowPrivateFetch);
-          await store.set(key, JSON.stringify({ type: logo.type, body: logo.body.toString('base64') }), CACHE_SECONDS);
-        } catch (error) {
-          logger.info(
-            { client_id: client.clientId, reason: (error as Error).message },
-            'client logo unavailable; drawing an initial',
-          );
-          await store.set(key, JSON.stringify({}), FAILURE_CACHE_SECONDS);
-        }
+        logo = await fetchAndCache(key, metadata.logo_uri, client.clientId);
       }
     }
     const { type, body } = logo ?? initialLogo(metadata.client_name ?? client.clientId);
