@@ -47,6 +47,12 @@ describe('client logos are served by the provider (no third-party request from t
         expect(Buffer.from(await logo.arrayBuffer())).toEqual(PNG);
       }
       expect(hits - before).toBe(1);
+      // Many pages at once for a logo not fetched yet: still one fetch.
+      const other = await registerWithLogo(provider.url, `${origin}/logo.png?v=2`);
+      const beforeBurst = hits;
+      const burst = await Promise.all(Array.from({ length: 8 }, () => fetch(`${provider.url}/logo/${other}`)));
+      expect(burst.every((r) => r.status === 200)).toBe(true);
+      expect(hits - beforeBurst).toBe(1);
     } finally {
       await provider.stop();
     }
