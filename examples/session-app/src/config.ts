@@ -22,8 +22,8 @@ const schema = {
   EXPECTED_DOMAIN: text(),
   NODE_ENV: oneOf(['development', 'production', 'test'] as const, 'development'),
   TRUST_PROXY: bool(),
-  RATE_LIMIT_NONCE: int(1, 1_000_000, 30),
-  RATE_LIMIT_VERIFY: int(1, 1_000_000, 5),
+  RATE_LIMIT_NONCE: int(1, 1_000_000, 60),
+  RATE_LIMIT_VERIFY: int(1, 1_000_000, 50),
 };
 
 export function loadSessionAppConfig(env: Env = process.env): SessionAppConfig {
