@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CookieJar, followToClient, getDetails, messageFor, postSignature, request, startInteraction } from '@signet/testkit';
 import * as oidc from 'openid-client';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, type RedisServer, type Replica, startRedis, startReplica } from './processes.ts';
 
@@ -74,6 +74,16 @@ async function exchange(replica: Replica, clientId: string, code: string, verifi
     }),
   });
   return { status: response.status, body: (await response.json()) as Record<string, string> };
+}
+
+/** A whole sign-in on one replica, as a browser with `jar` would do it: returns the code. */
+async function signInForCode(url: URL, account: PrivateKeyAccount, jar = new CookieJar()) {
+  const interactionUrl = await startInteraction(jar, url);
+  const details = await getDetails(jar, interactionUrl);
+  const message = messageFor(details, account.address);
+  const posted = await postSignature(jar, interactionUrl, { message, signature: await account.signMessage({ message }) });
+  const callback = await followToClient(jar, interactionUrl, posted.headers.get('location') as string);
+  return { code: callback.searchParams.get('code') as string, jar };
 }
 
 describe('two replicas, one Redis, one issuer', () => {
@@ -148,14 +158,7 @@ describe('two replicas, one Redis, one issuer', () => {
       const client = await registerPublicClient(a);
       const account = privateKeyToAccount(generatePrivateKey());
       const { url, verifier } = await authorizationUrl(b, client.client_id);
-      const jar = new CookieJar();
-      const interactionUrl = await startInteraction(jar, url);
-      const details = await getDetails(jar, interactionUrl);
-      const message = messageFor(details, account.address);
-      const posted = await postSignature(jar, interactionUrl, { message, signature: await account.signMessage({ message }) });
-      const code = (await followToClient(jar, interactionUrl, posted.headers.get('location') as string)).searchParams.get(
-        'code',
-      ) as string;
+      const { code } = await signInForCode(url, account);
       const results = await Promise.all([a, b, a, b].map((replica) => exchange(replica, client.client_id, code, verifier)));
       expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
     }
@@ -165,14 +168,7 @@ describe('two replicas, one Redis, one issuer', () => {
     const client = await registerPublicClient(b);
     const account = privateKeyToAccount(generatePrivateKey());
     const { url, verifier } = await authorizationUrl(a, client.client_id);
-    const jar = new CookieJar();
-    const interactionUrl = await startInteraction(jar, url);
-    const details = await getDetails(jar, interactionUrl);
-    const message = messageFor(details, account.address);
-    const posted = await postSignature(jar, interactionUrl, { message, signature: await account.signMessage({ message }) });
-    const code = (await followToClient(jar, interactionUrl, posted.headers.get('location') as string)).searchParams.get(
-      'code',
-    ) as string;
+    const { code } = await signInForCode(url, account);
     const tokens = await exchange(a, client.client_id, code, verifier);
     const userinfo = await fetch(`${b.url}/me`, { headers: { authorization: `Bearer ${tokens.body.access_token}` } });
     expect(await userinfo.json()).toMatchObject({ sub: `eip155:1:${account.address}` });
@@ -294,14 +290,7 @@ describe('restarts lose nothing (SQLite and Redis)', () => {
     const jwks = await (await fetch(`${replica.url}/jwks`)).json();
     const account = privateKeyToAccount(generatePrivateKey());
     const { url, verifier } = await authorizationUrl(replica, client.client_id);
-    const jar = new CookieJar();
-    const interactionUrl = await startInteraction(jar, url);
-    const details = await getDetails(jar, interactionUrl);
-    const message = messageFor(details, account.address);
-    const posted = await postSignature(jar, interactionUrl, { message, signature: await account.signMessage({ message }) });
-    const code = (await followToClient(jar, interactionUrl, posted.headers.get('location') as string)).searchParams.get(
-      'code',
-    ) as string;
+    const { code, jar } = await signInForCode(url, account);
     const tokens = await exchange(replica, client.client_id, code, verifier);
     expect(await replica.stop('SIGTERM')).toBe(0);
 

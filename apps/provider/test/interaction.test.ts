@@ -4,6 +4,7 @@ import {
   getDetails,
   type InteractionDetails,
   messageFor,
+  pkceAuthorization,
   postSignature,
   request,
   startInteraction,
@@ -38,15 +39,7 @@ describe('the interaction contract: every bad input has its status and code, and
   });
 
   async function open(extra: Record<string, string> = {}) {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(client, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid profile',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: 'st4te',
-      ...extra,
-    });
+    const { url, verifier } = await pkceAuthorization(client, { scope: 'openid profile', state: 'st4te', ...extra });
     const jar = new CookieJar();
     const interactionUrl = await startInteraction(jar, url);
     const details = await getDetails(jar, interactionUrl);

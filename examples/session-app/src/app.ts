@@ -18,6 +18,7 @@ import {
   createChainRegistry,
   generateNonce,
   isSiweError,
+  MAX_SIWE_MESSAGE_LENGTH,
   parseSiweMessage,
   recoverPersonalSignAddress,
   validateSiweFields,
@@ -41,8 +42,6 @@ export type SessionAppOptions = {
   chains?: ChainRegistry;
   assets?: PageAssets;
 };
-
-const MAX_MESSAGE_LENGTH = 10_000;
 
 type ErrorBody = { error: { type: string; message: string } };
 
@@ -110,8 +109,8 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
       const f = fail('INVALID_REQUEST', '"message" and "signature" are required strings', 400);
       return c.json(f.body, f.status);
     }
-    if (message.length > MAX_MESSAGE_LENGTH) {
-      const f = fail('PAYLOAD_TOO_LARGE', `the message is longer than ${MAX_MESSAGE_LENGTH} characters`, 413);
+    if (message.length > MAX_SIWE_MESSAGE_LENGTH) {
+      const f = fail('PAYLOAD_TOO_LARGE', `the message is longer than ${MAX_SIWE_MESSAGE_LENGTH} characters`, 413);
       return c.json(f.body, f.status);
     }
     let nonceUsed = false;

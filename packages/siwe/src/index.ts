@@ -15,7 +15,7 @@ export {
   type SiweErrorType,
   type SiweField,
 } from './errors.ts';
-export { type SiweMessage, siweTime } from './message.ts';
+export { MAX_SIWE_MESSAGE_LENGTH, type SiweMessage, siweTime } from './message.ts';
 export { generateNonce } from './nonce.ts';
 export { parseSiweMessage } from './parse.ts';
 export { personalSignHash, recoverPersonalSignAddress } from './recover.ts';

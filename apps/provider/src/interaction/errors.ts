@@ -2,7 +2,7 @@
  * Every error the interaction endpoints answer, with its HTTP status, in one table (so the
  * two never drift apart). SIWE failures keep the library's stable types as their codes.
  */
-import { SIWE_ERROR_TYPES, type SiweErrorType } from '@signet/siwe';
+import type { SiweErrorType } from '@signet/siwe';
 
 export const INTERACTION_ERRORS = {
   /** The body is not JSON / form data, or lacks `message` or `signature`. */
@@ -35,11 +35,6 @@ export function statusOf(code: InteractionErrorCode): number {
   if (code === 'RPC_UNAVAILABLE') return 503;
   return 400;
 }
-
-export const ALL_INTERACTION_ERROR_CODES: readonly InteractionErrorCode[] = [
-  ...(Object.keys(INTERACTION_ERRORS) as (keyof typeof INTERACTION_ERRORS)[]),
-  ...SIWE_ERROR_TYPES,
-];
 
 export class InteractionError extends Error {
   override readonly name = 'InteractionError';

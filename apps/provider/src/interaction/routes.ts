@@ -7,7 +7,7 @@
  * consent prompt, creating the grant for exactly the scopes the client asked for.
  */
 import Router from '@koa/router';
-import { isSiweError, verifySiwe } from '@signet/siwe';
+import { isSiweError, MAX_SIWE_MESSAGE_LENGTH, verifySiwe } from '@signet/siwe';
 import parseBody from 'co-body';
 import type { Context } from 'koa';
 import { errors as oidcErrors } from 'oidc-provider';
@@ -18,9 +18,6 @@ import { StorageUnavailableError } from '../storage/index.ts';
 import { buildDetails, clientView, type InteractionClient, type InteractionDetails, nonceOf } from './details.ts';
 import { InteractionError } from './errors.ts';
 import { renderInteractionPage } from './page.ts';
-
-/** The spec's recommended ceiling for a sign-in message. */
-export const MAX_MESSAGE_LENGTH = 10_000;
 
 type LoadedInteraction = {
   interaction: {
@@ -158,8 +155,8 @@ export function interactionRoutes(services: Services): Router {
     if (typeof message !== 'string' || message === '' || typeof signature !== 'string' || signature === '') {
       throw new InteractionError('INVALID_REQUEST', '"message" and "signature" are required strings');
     }
-    if (message.length > MAX_MESSAGE_LENGTH) {
-      throw new InteractionError('PAYLOAD_TOO_LARGE', `the message is longer than ${MAX_MESSAGE_LENGTH} characters`);
+    if (message.length > MAX_SIWE_MESSAGE_LENGTH) {
+      throw new InteractionError('PAYLOAD_TOO_LARGE', `the message is longer than ${MAX_SIWE_MESSAGE_LENGTH} characters`);
     }
     return { message, signature };
   }
