@@ -1,6 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+// Workspace packages resolve to their TypeScript sources in tests (the "@signet/source"
+// export condition); plain node runs the built JavaScript in dist/.
+const conditions = ['@signet/source', 'module', 'node', 'import', 'default'];
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['@signet/source'] } },
   test: {
     include: ['packages/**/*.test.ts', 'apps/**/*.test.ts', 'examples/**/*.test.ts', 'e2e/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],

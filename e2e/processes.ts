@@ -43,11 +43,15 @@ export type Replica = {
 /** Starts one provider process with the given settings on `port` (free port by default). */
 export async function startReplica(env: Record<string, string>, port?: number): Promise<Replica> {
   const listenPort = port ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', 'provider', 'src', 'server.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(listenPort), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@signet/source', '--import', 'tsx', join(ROOT, 'apps', 'provider', 'src', 'server.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(listenPort), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;

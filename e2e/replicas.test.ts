@@ -82,7 +82,12 @@ async function signInForCode(url: URL, account: PrivateKeyAccount, jar = new Coo
   const details = await getDetails(jar, interactionUrl);
   const message = messageFor(details, account.address);
   const posted = await postSignature(jar, interactionUrl, { message, signature: await account.signMessage({ message }) });
-  const callback = await followToClient(jar, interactionUrl, posted.headers.get('location') as string);
+  // The issuer's origin is the deployment's front door (here: replica a's port), whichever replica answered.
+  const issuer = new URL(details.uri).origin;
+  const callback = await followToClient(jar, interactionUrl, posted.headers.get('location') as string, 5, [
+    interactionUrl.origin,
+    issuer,
+  ]);
   return { code: callback.searchParams.get('code') as string, jar };
 }
 
@@ -137,7 +142,7 @@ describe('two replicas, one Redis, one issuer', () => {
     const message = messageFor(details, account.address);
     const posted = await postSignature(jar, interactionOnB, { message, signature: await account.signMessage({ message }) });
     expect(posted.status).toBe(303);
-    // returnTo names the replica that started the authorization; finish on the other one.
+    // returnTo names the issuer's origin (replica a's port here); finish on b instead.
     const resumeOnB = on(b, new URL(posted.headers.get('location') as string, interactionOnB));
     const callback = await followToClient(jar, interactionOnB, resumeOnB.href);
     const code = callback.searchParams.get('code') as string;

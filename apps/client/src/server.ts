@@ -23,7 +23,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { allowInsecureRequests } = await import('openid-client');
   const server = startClient(config, config.issuer.startsWith('http://') ? { execute: [allowInsecureRequests] } : {});
   console.log(`Signet example client on http://localhost:${config.port} (provider ${config.issuer})`);
-  const stop = () => server.close(() => process.exit(0));
+  const stop = () => {
+    server.close(() => process.exit(0));
+    // Keep-alive connections would hold close() open: end the idle ones now.
+    (server as import('node:http').Server).closeIdleConnections?.();
+  };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 }

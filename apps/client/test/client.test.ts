@@ -294,11 +294,15 @@ describe('reference client against the hosted profile', () => {
 
 describe('reference client settings', () => {
   it('refuses to start with a short SESSION_SECRET, naming it (real process)', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'server.ts')], {
-      env: { ...process.env, SESSION_SECRET: 'short' },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--conditions=@signet/source', '--import', 'tsx', join(import.meta.dirname, '..', 'src', 'server.ts')],
+      {
+        env: { ...process.env, SESSION_SECRET: 'short' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
     expect(result.status).toBe(78);
     expect(result.stderr).toContain('SESSION_SECRET: must be at least 32 characters');
     expect(result.stderr).not.toContain('short');

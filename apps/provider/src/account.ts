@@ -38,14 +38,23 @@ export async function loadSignIn(store: Store, grantId: string | undefined): Pro
   return raw === undefined ? undefined : (JSON.parse(raw) as SignInRecord);
 }
 
-/** The claims of an account, before oidc-provider filters them by the granted scopes. */
-export function claimsOf(accountId: string, record: SignInRecord | undefined): { sub: string } & Record<string, string> {
+/**
+ * The claims of an account, before oidc-provider filters them by the granted scopes. For a
+ * client with pairwise subjects no claim may carry the address (two sectors could otherwise
+ * correlate the user): no address as the username (an ENS name is public, so it stays), and
+ * no signed message or signature, which name the address.
+ */
+export function claimsOf(
+  accountId: string,
+  record: SignInRecord | undefined,
+  { pairwise = false }: { pairwise?: boolean } = {},
+): { sub: string } & Record<string, string> {
   const parsed = parseAccountId(accountId);
   const claims: { sub: string } & Record<string, string> = { sub: accountId };
-  const username = record?.ensName ?? parsed?.address;
+  const username = record?.ensName ?? (pairwise ? undefined : parsed?.address);
   if (username) claims.preferred_username = username;
   if (record?.avatar) claims.picture = record.avatar;
-  if (record) {
+  if (record && !pairwise) {
     claims.siwe_message = record.message;
     claims.siwe_signature = record.signature;
   }

@@ -16,11 +16,12 @@ import { InteractionError } from './interaction/errors.ts';
 import { interactionRoutes } from './interaction/routes.ts';
 import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
 import { legalRoutes } from './legal.ts';
-import { createRateLimits, type LimitBucket } from './limits.ts';
+import { createRateLimits, foldPath, type LimitBucket, routeKey } from './limits.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { logoRoutes } from './logos.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createProvider } from './oidc.ts';
+import { pinIssuerOrigin } from './origin.ts';
 import { PROFILES } from './profiles.ts';
 import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
@@ -60,7 +61,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.storage.kind === 'memory') {
     logger.warn('STORAGE_URL=memory: everything is lost when this process stops; use it for tests only');
   }
-  const store = options.store ?? createStore(config);
+  const store = options.store ?? createStore(config, { warn: (message) => logger.warn(message) });
   try {
     await store.ping();
   } catch (error) {
@@ -70,11 +71,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const metrics: Metrics = createMetrics();
   // Client logos are served by the provider (/logo/<client_id>): pages load nothing from third parties.
-  const security = createSecurity(
-    config.walletConnectProjectId
+  const security = createSecurity({
+    hsts: config.origin.startsWith('https:'),
+    ...(config.walletConnectProjectId
       ? { connectSources: WALLETCONNECT_SOURCES.connect, frameSources: WALLETCONNECT_SOURCES.frame }
-      : {},
-  );
+      : {}),
+  });
   const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
   const ens = createEnsResolver({
     rpcUrl: config.ens.rpcUrl,
@@ -83,6 +85,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     timeoutMs: config.ens.timeoutMs,
     store,
     logger,
+    allowPrivate: config.allowPrivateFetch,
     onLookup: (outcome) => metrics.ensLookup(outcome),
   });
   const limits = createRateLimits(store, config, logger, metrics);
@@ -158,10 +161,22 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
 }
 
+const DISCOVERY_ROUTE = routeKey('/.well-known/openid-configuration');
+
+/** A bounded metrics label for a request: oidc-provider's route name, else the first path segment. */
+function routeLabel(ctx: Context): string {
+  const route = (ctx as unknown as { oidc?: { route?: string } }).oidc?.route;
+  if (route) return route;
+  const first = /^\/([a-z-]+)(?:\/|$)/i.exec(ctx.path)?.[1]?.toLowerCase();
+  return first && ['interaction', 'logo', 'health', 'legal'].includes(first) ? first : 'other';
+}
+
 /** Signet's routes and middleware on an oidc-provider instance (itself a Koa app). */
 function mount(provider: Provider, services: Services) {
   const { config, logger, metrics, security, limits } = services;
   const profile = PROFILES[config.profile];
+
+  provider.use(pinIssuerOrigin(config.baseUrl));
 
   // Storage outages and rate limits: a clear 503 / 429, never a hang or a bare 500. Errors
   // inside oidc-provider's own routes are handled there (500 server_error); its server_error
@@ -170,7 +185,7 @@ function mount(provider: Provider, services: Services) {
   provider.on('server_error', (ctx: Context, error: Error) => {
     if (error instanceof StorageUnavailableError || (error as { cause?: unknown }).cause instanceof StorageUnavailableError) {
       storageFailed.add(ctx);
-      metrics.storageError(ctx.path);
+      metrics.storageError(routeLabel(ctx));
     }
   });
   provider.use(async (ctx: Context, next: Next) => {
@@ -184,7 +199,7 @@ function mount(provider: Provider, services: Services) {
             ? new InteractionError('STORAGE_UNAVAILABLE', 'storage is unavailable; try again shortly')
             : undefined;
       if (!failure) throw error;
-      if (failure.code === 'STORAGE_UNAVAILABLE') metrics.storageError(ctx.path);
+      if (failure.code === 'STORAGE_UNAVAILABLE') metrics.storageError(routeLabel(ctx));
       ctx.status = failure.status;
       ctx.body = {
         error: failure.code === 'RATE_LIMITED' ? 'rate_limited' : 'temporarily_unavailable',
@@ -200,24 +215,25 @@ function mount(provider: Provider, services: Services) {
   });
   provider.use(security.middleware);
 
-  const limitedRoutes: [string, LimitBucket][] = [
-    [profile.routes.registration, 'registration'],
-    [profile.routes.token, 'token'],
-  ];
+  // Keyed on the route that will serve the request (routeKey), not on the exact path.
+  const limitedRoutes = new Map<string, { methods: string[]; bucket: LimitBucket }>([
+    [routeKey(profile.routes.registration), { methods: ['POST'], bucket: 'registration' }],
+    [routeKey(profile.routes.token), { methods: ['POST'], bucket: 'token' }],
+    // Every authorization request creates an interaction in storage: bounded per address.
+    [routeKey(profile.routes.authorization), { methods: ['GET', 'HEAD', 'POST'], bucket: 'authorization' }],
+  ]);
   provider.use(async (ctx: Context, next: Next) => {
-    if (ctx.method === 'POST') {
-      const bucket = limitedRoutes.find(([path]) => ctx.path === path)?.[1];
-      if (bucket) await limits.check(ctx, bucket);
-    }
+    const limited = limitedRoutes.get(routeKey(ctx.path));
+    if (limited?.methods.includes(ctx.method)) await limits.check(ctx, limited.bucket);
     await next();
   });
 
   // OIDC lets clients POST authorization and logout requests (form-encoded). oidc-provider takes
   // POST there only with SameSite=None session cookies; instead, a POST is answered with a 303 to
   // the same request as a GET, a top-level navigation that carries the SameSite=Lax cookies.
-  const getOnlyRoutes = new Set([profile.routes.authorization, profile.routes.end_session]);
+  const getOnlyRoutes = new Set([routeKey(profile.routes.authorization), routeKey(profile.routes.end_session)]);
   provider.use(async (ctx: Context, next: Next) => {
-    if (ctx.method !== 'POST' || !getOnlyRoutes.has(ctx.path)) return next();
+    if (ctx.method !== 'POST' || !getOnlyRoutes.has(routeKey(ctx.path))) return next();
     if (!ctx.is('application/x-www-form-urlencoded')) {
       ctx.status = 400;
       ctx.body = {
@@ -247,10 +263,16 @@ function mount(provider: Provider, services: Services) {
     ctx.redirect(`${ctx.path}?${query}`);
   });
 
-  // The profile's discovery values, where the spec's table lists a subset of what works.
+  // The profile's discovery values, where the spec's table lists a subset of what works; cache headers.
+  const JWKS_ROUTE = routeKey(profile.routes.jwks);
   provider.use(async (ctx: Context, next: Next) => {
     await next();
-    if (ctx.path !== '/.well-known/openid-configuration' || ctx.status !== 200 || typeof ctx.body !== 'object') return;
+    if (ctx.status !== 200) return;
+    const route = routeKey(ctx.path);
+    // Nothing in these two depends on the request (URLs come from ISSUER alone): shared caches may keep them.
+    if (route === DISCOVERY_ROUTE || route === JWKS_ROUTE)
+      ctx.set('cache-control', `public, max-age=${route === JWKS_ROUTE ? 60 : 300}`);
+    if (route !== DISCOVERY_ROUTE || typeof ctx.body !== 'object') return;
     const body = ctx.body as Record<string, unknown>;
     if (profile.advertisedScopes) body.scopes_supported = profile.advertisedScopes;
     if (profile.advertisedClaims) body.claims_supported = profile.advertisedClaims;
@@ -263,12 +285,13 @@ function mount(provider: Provider, services: Services) {
     const outside = `${profile.clientManagementPath}/`;
     const inside = `${profile.routes.registration}/`;
     provider.use(async (ctx: Context, next: Next) => {
-      if (ctx.path.startsWith(inside)) {
+      const folded = foldPath(ctx.path);
+      if (folded.startsWith(foldPath(inside))) {
         ctx.status = 404;
         ctx.body = { error: 'not_found', error_description: `clients are managed at ${outside}<client_id>` };
         return;
       }
-      if (ctx.path.startsWith(outside)) ctx.path = inside + ctx.path.slice(outside.length);
+      if (folded.startsWith(foldPath(outside))) ctx.path = inside + ctx.path.slice(outside.length);
       await next();
       const body = ctx.body as { registration_client_uri?: string } | undefined;
       if (body && typeof body === 'object' && typeof body.registration_client_uri === 'string') {

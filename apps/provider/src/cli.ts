@@ -36,6 +36,11 @@ export async function runCli(
     out(USAGE);
     return group ? 0 : 64;
   }
+  // Help never needs settings or storage.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out(USAGE);
+    return 0;
+  }
   const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
   const app = await buildApp(config, { logger: createLogger(config.logLevel), keyRefreshMs: 0 });
   const { store } = app.services;

@@ -1,8 +1,10 @@
 /**
  * Client rules Signet adds to oidc-provider's own validation: redirect URIs are https,
- * except http on loopback hosts (localhost, 127.0.0.1, [::1]) for development. The same
+ * except http on loopback hosts (localhost, 127.0.0.1, [::1]) for development, and RFC 3986
+ * URIs that an EIP-4361 message can carry as its resource. The same
  * check runs for dynamic registration, pre-registered clients (CLIENTS_FILE) and the CLI.
  */
+import { isSiweUri } from '@signet/siwe';
 import { errors } from 'oidc-provider';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -16,6 +18,12 @@ export function redirectUriProblem(value: unknown): string | undefined {
     return 'is not a URL';
   }
   if (url.hash || value.includes('#')) return 'must not contain a fragment';
+  // WHATWG URL parsing forgives "https:host/path"; browsers would go somewhere else than it reads.
+  if (!/^https?:\/\/[^/?#]/i.test(value)) return 'must be an absolute URL with a host (scheme://host/…)';
+  // The wallet signs the redirect URI as the message's first resource, exactly as registered.
+  if (!isSiweUri(value)) {
+    return 'cannot be carried by an EIP-4361 sign-in message (it must be an RFC 3986 URI: ASCII only, hosts in punycode (xn--…), spaces and other characters percent-encoded)';
+  }
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && (LOOPBACK.has(url.hostname) || url.hostname.endsWith('.localhost'))) return undefined;
   return 'must use https (http is allowed only for localhost and loopback addresses)';

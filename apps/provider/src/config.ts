@@ -4,7 +4,7 @@
  * reads `process.env`.
  */
 import { readFileSync } from 'node:fs';
-import { bool, type Env, httpUrl, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
+import { bool, chainIds, type Env, httpUrl, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
 import { rpcUrlsFromSettings } from '@signet/siwe';
 import { z } from 'zod';
 
@@ -77,18 +77,7 @@ const schema = {
   ENS_CACHE_TTL: int(0, 7 * 24 * 3600, 3600),
   ENS_TIMEOUT_MS: int(100, 60_000, 2000),
   RPC_TIMEOUT_MS: int(100, 60_000, 5000),
-  CHAIN_IDS: optionalText.transform((value, ctx) => {
-    if (value === undefined) return undefined;
-    const ids = value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (ids.length === 0 || !ids.every((id) => /^[1-9][0-9]*$/.test(id) && Number.isSafeInteger(Number(id)))) {
-      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of chain ids, e.g. 1,10,137' });
-      return z.NEVER;
-    }
-    return [...new Set(ids.map(Number))];
-  }),
+  CHAIN_IDS: chainIds(),
   CLOCK_SKEW_SECONDS: int(0, 600, 60),
   CLIENTS_FILE: optionalText,
   COOKIE_KEYS: optionalText.transform((value, ctx) => {
@@ -122,6 +111,7 @@ const schema = {
   WALLETCONNECT_PROJECT_ID: optionalText,
   METRICS_TOKEN: secret(16, { optional: true }),
   RATE_LIMIT_WINDOW_SECONDS: int(1, 3600, 60),
+  RATE_LIMIT_AUTHORIZATION: int(0, 1_000_000, 300),
   RATE_LIMIT_INTERACTION: int(0, 1_000_000, 120),
   RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 60),
   RATE_LIMIT_TOKEN: int(0, 1_000_000, 600),
@@ -178,7 +168,14 @@ export type Config = {
   /** Texts of /legal/privacy and /legal/terms (read at start), and who operates this instance. */
   legal: { privacy?: LegalText; terms?: LegalText; operator: string };
   /** Requests per client address per window (0 = no limit). */
-  rateLimits: { windowSeconds: number; interaction: number; registration: number; token: number; failOpen: boolean };
+  rateLimits: {
+    windowSeconds: number;
+    authorization: number;
+    interaction: number;
+    registration: number;
+    token: number;
+    failOpen: boolean;
+  };
 };
 
 function readClientsFile(path: string): Record<string, unknown>[] {
@@ -220,7 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const base = s.ISSUER.href.replace(/\/+$/, '');
-  const chainIds = s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])];
+  const allowedChains = s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])];
   return {
     port: s.PORT,
     host: s.HOST,
@@ -239,7 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
       cacheTtlSeconds: s.ENS_CACHE_TTL,
       timeoutMs: s.ENS_TIMEOUT_MS,
     },
-    chainIds,
+    chainIds: allowedChains,
     clockSkewSeconds: s.CLOCK_SKEW_SECONDS,
     clientsFile: s.CLIENTS_FILE,
     staticClients: s.CLIENTS_FILE ? readClientsFile(s.CLIENTS_FILE) : [],
@@ -260,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     rateLimits: {
       windowSeconds: s.RATE_LIMIT_WINDOW_SECONDS,
+      authorization: s.RATE_LIMIT_AUTHORIZATION,
       interaction: s.RATE_LIMIT_INTERACTION,
       registration: s.RATE_LIMIT_REGISTRATION,
       token: s.RATE_LIMIT_TOKEN,

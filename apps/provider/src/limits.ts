@@ -2,9 +2,10 @@
  * Fixed-window rate limits per client address (@signet/ratelimit), counted in the provider's
  * storage: in memory or SQLite for one process, in Redis shared by every replica. When the
  * counters cannot be reached the limiter fails closed (503) unless RATE_LIMIT_FAIL_OPEN is set.
- * The client address is the socket's, or X-Forwarded-For's only with TRUST_PROXY (Koa's ctx.ip).
+ * The client address is the socket's, or X-Forwarded-For's only with TRUST_PROXY (Koa's ctx.ip);
+ * budgets are per IPv4 address and per IPv6 /64.
  */
-import { createRateLimiter, type RateLimiter } from '@signet/ratelimit';
+import { createRateLimiter, type RateLimiter, rateLimitKey } from '@signet/ratelimit';
 import type { Context } from 'koa';
 import type { Config } from './config.ts';
 import { InteractionError } from './interaction/errors.ts';
@@ -12,7 +13,7 @@ import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { StorageUnavailableError, type Store } from './storage/index.ts';
 
-export type LimitBucket = 'interaction' | 'registration' | 'token';
+export type LimitBucket = 'authorization' | 'interaction' | 'registration' | 'token';
 
 export type RateLimits = {
   /** Throws InteractionError RATE_LIMITED (429) or STORAGE_UNAVAILABLE (503) when the request may not proceed. */
@@ -22,7 +23,7 @@ export type RateLimits = {
 export function createRateLimits(store: Store, config: Config, logger: Logger, metrics: Metrics): RateLimits {
   const { windowSeconds, failOpen } = config.rateLimits;
   const limiters = new Map<LimitBucket, RateLimiter>();
-  for (const bucket of ['interaction', 'registration', 'token'] as const) {
+  for (const bucket of ['authorization', 'interaction', 'registration', 'token'] as const) {
     const limit = config.rateLimits[bucket];
     if (limit > 0) limiters.set(bucket, createRateLimiter({ limit, windowSeconds, store, prefix: `rl:${bucket}:` }));
   }
@@ -32,7 +33,7 @@ export function createRateLimits(store: Store, config: Config, logger: Logger, m
       if (!limiter) return;
       let result: Awaited<ReturnType<RateLimiter>>;
       try {
-        result = await limiter(ctx.ip);
+        result = await limiter(rateLimitKey(ctx.ip));
       } catch (error) {
         if (failOpen) {
           logger.warn({ err: error, bucket }, 'rate-limit store unavailable; failing open (RATE_LIMIT_FAIL_OPEN)');
@@ -52,3 +53,17 @@ export function createRateLimits(store: Store, config: Config, logger: Logger, m
     },
   };
 }
+
+/**
+ * The route a path is served by, as oidc-provider's router matches it: ASCII case folded and
+ * one trailing slash ignored (so /REG, /reg/ and /Reg/ are all the registration route). Route
+ * checks in front of oidc-provider (rate limits, the POST → GET rule) compare these keys, so
+ * no spelling of a path reaches a route while skipping its checks.
+ */
+export function routeKey(path: string): string {
+  const folded = foldPath(path);
+  return folded.length > 1 && folded.endsWith('/') ? folded.slice(0, -1) : folded;
+}
+
+/** A path with its ASCII letters upper-cased, as oidc-provider's router compares paths. */
+export const foldPath = (path: string) => path.replace(/[a-z]/g, (c) => c.toUpperCase());

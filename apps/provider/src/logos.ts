@@ -1,16 +1,17 @@
 /**
  * Client logos, served by the provider itself at /logo/<client_id>, so the sign-in page makes
  * no third-party request (the client does not learn who opened the page). The provider
- * fetches the client's logo_uri once (https; never a loopback or private address unless
- * ALLOW_PRIVATE_FETCH; 3 s; 256 KB; images only), caches it in storage for an hour, and
+ * fetches the client's logo_uri once (https; never a loopback, private or other special-use
+ * address (outbound.ts) unless ALLOW_PRIVATE_FETCH; no redirects; 3 s; 256 KB; images only), caches it in storage for an hour, and
  * answers a drawn initial when the logo cannot be had.
  */
 import { createHash } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type Router from '@koa/router';
+import { isSpecialUseAddress } from './outbound.ts';
 import type { Services } from './services.ts';
 
 const MAX_BYTES = 256 * 1024;
@@ -26,49 +27,6 @@ const IMAGE_TYPES = new Set([
   'image/x-icon',
   'image/vnd.microsoft.icon',
 ]);
-
-/** Loopback, private, link-local, CGNAT, multicast and other special-use ranges, per family. */
-const SPECIAL_V4 = new BlockList();
-const SPECIAL_V6 = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  SPECIAL_V4.addSubnet(net, prefix, 'ipv4');
-}
-// IPv4-mapped (::ffff:0:0/96, in any spelling), NAT64 and 6to4 embed IPv4 addresses: refused whole.
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['::ffff:0:0', 96],
-  ['64:ff9b::', 96],
-  ['2002::', 16],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['2001:db8::', 32],
-] as const) {
-  SPECIAL_V6.addSubnet(net, prefix, 'ipv6');
-}
-
-export function isSpecialUseAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return SPECIAL_V4.check(address, 'ipv4');
-  if (family === 6) return SPECIAL_V6.check(address, 'ipv6');
-  return true; // not an IP address at all: never connect to it
-}
 
 type Logo = { type: string; body: Buffer };
 

@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
 import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
+import { publicUrlProblem } from './outbound.ts';
 import { PROFILES } from './profiles.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
 
@@ -90,6 +91,14 @@ export function createProvider({
       required: (_ctx, client) => client.clientAuthMethod === 'none',
     },
     ttl: { ...TTL },
+    ...(profile.refreshTokensWithoutOfflineAccess
+      ? {
+          // Any code of a client registered for the refresh_token grant (rotation stays oidc-provider's:
+          // every use of a public client's refresh token replaces it).
+          issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+            client.grantTypeAllowed('refresh_token'),
+        }
+      : {}),
     allowOmittingSingleRegisteredRedirectUri: false,
     features: {
       devInteractions: { enabled: false },
@@ -159,10 +168,16 @@ export function createProvider({
         if (key === 'software_id') assertRedirectUris(metadata as never);
       },
     },
-    // oidc-provider refuses to fetch client documents (jwks_uri, sector_identifier_uri) from
-    // special-use addresses (SSRF protection); ALLOW_PRIVATE_FETCH lifts that for development.
-    fetch: (url, options) => {
-      if (config.allowPrivateFetch) delete (options as { dispatcher?: unknown }).dispatcher;
+    // Client documents (jwks_uri, sector_identifier_uri) are fetched only from public addresses:
+    // Signet's one rule (outbound.ts) before the request, then oidc-provider's own dispatcher,
+    // which checks the address it actually connected to. ALLOW_PRIVATE_FETCH lifts both for development.
+    fetch: async (url, options) => {
+      if (config.allowPrivateFetch) {
+        delete (options as { dispatcher?: unknown }).dispatcher;
+      } else {
+        const problem = await publicUrlProblem(String(url));
+        if (problem) throw new Error(`refusing to fetch ${String(url)}: ${problem}`);
+      }
       return globalThis.fetch(url, options);
     },
     async findAccount(ctx, accountId, token) {
@@ -171,9 +186,10 @@ export function createProvider({
         (ctx.oidc.entities.Grant as { jti?: string } | undefined)?.jti ??
         (ctx.oidc.result as { consent?: { grantId?: string } } | undefined)?.consent?.grantId;
       const record = await loadSignIn(store, grantId);
+      const pairwise = (ctx.oidc.client as { subjectType?: string } | undefined)?.subjectType === 'pairwise';
       return {
         accountId,
-        claims: async () => claimsOf(accountId, record),
+        claims: async () => claimsOf(accountId, record, { pairwise }),
       };
     },
     async pairwiseIdentifier(_ctx, accountId, client) {

@@ -31,6 +31,12 @@ export type ProfileDefinition = {
   advertisedClaims?: string[];
   /** token_endpoint_auth_method of a registered client that names none. */
   defaultClientAuthMethod: 'none' | 'client_secret_basic';
+  /**
+   * Issue refresh tokens to clients registered with the refresh_token grant whatever the scope
+   * (true), or only when they ask for offline_access (false, oidc-provider's default). Public
+   * clients' refresh tokens rotate on every use either way.
+   */
+  refreshTokensWithoutOfflineAccess: boolean;
 };
 
 const COMMON_ROUTES = {
@@ -47,8 +53,10 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
     scopes: ['openid', 'offline_access', 'profile', 'siwe'],
     responseTypes: ['code'],
     subjectTypes: ['public'],
-    clientAuthMethods: ['none', 'client_secret_basic'],
+    // client_secret_post too: libraries such as passport-openidconnect send the secret in the body.
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     defaultClientAuthMethod: 'none',
+    refreshTokensWithoutOfflineAccess: false,
   },
   hosted: {
     routes: { ...COMMON_ROUTES, authorization: '/authorize', userinfo: '/userinfo', jwks: '/jwk', registration: '/register' },
@@ -62,5 +70,8 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
     advertisedClientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     advertisedClaims: ['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture'],
     defaultClientAuthMethod: 'client_secret_basic',
+    // offline_access is not in this profile's scopes (the spec's table): a client registered with
+    // the refresh_token grant gets refresh tokens anyway, so browser apps can renew a session.
+    refreshTokensWithoutOfflineAccess: true,
   },
 };

@@ -41,7 +41,13 @@ export const WALLETCONNECT_SOURCES = {
 };
 
 export function createSecurity(
-  options: { connectSources?: string[]; imageSources?: string[]; frameSources?: string[] } = {},
+  options: {
+    connectSources?: string[];
+    imageSources?: string[];
+    frameSources?: string[];
+    /** Send Strict-Transport-Security (the issuer is https). */
+    hsts?: boolean;
+  } = {},
 ): Security {
   const csp = (formTargets: string[]) =>
     [
@@ -63,6 +69,7 @@ export function createSecurity(
       // script (form_post, the logout before an account switch) to an existing policy only.
       ctx.set('Content-Security-Policy', csp([]));
       await next();
+      if (options.hsts) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'no-referrer');
       if (ctx.response.is('html')) {

@@ -41,7 +41,8 @@ export async function startProvider(config: Config, logger: Logger = createLogge
   return { app, server, url: config.baseUrl, stop };
 }
 
-async function main() {
+/** Reads the settings, starts the provider and stops it gracefully on SIGTERM / SIGINT (exit 0). */
+export async function runProvider(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -86,5 +87,5 @@ async function main() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await main();
+  await runProvider();
 }

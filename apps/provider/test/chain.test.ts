@@ -48,7 +48,8 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
   beforeAll(async () => {
     chain = await startTestchain({ chainId: 1 });
     avatar = await avatarServer();
-    provider = await startTestProvider({ ETH_RPC_URL: chain.url, ENS_TIMEOUT_MS: '5000' });
+    // The avatar is served on loopback: ALLOW_PRIVATE_FETCH (the development setting) lets it through.
+    provider = await startTestProvider({ ETH_RPC_URL: chain.url, ENS_TIMEOUT_MS: '5000', ALLOW_PRIVATE_FETCH: 'true' });
     client = await registerPublicClient(provider.url);
   });
   afterAll(async () => {
@@ -117,6 +118,46 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
     expect(idToken.preferred_username).toBe(nobody.address);
     expect(idToken).not.toHaveProperty('picture');
     expect(userinfo).not.toHaveProperty('picture');
+  });
+});
+
+describe('ENS avatars cannot make the provider request internal URLs (SSRF)', () => {
+  it('an avatar record pointing at a loopback listener: no request reaches it, and picture holds no such URL', async () => {
+    const chain = await startTestchain({ chainId: 1 });
+    const hits: string[] = [];
+    const listener = createServer((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'image/png' }).end('x');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as AddressInfo).port;
+    const provider = await startTestProvider({ ETH_RPC_URL: chain.url, ENS_TIMEOUT_MS: '5000' });
+    try {
+      const client = await registerPublicClient(provider.url);
+      const avatars = [
+        `http://127.0.0.1:${port}/internal.png`,
+        `https://127.0.0.1:${port}/internal.png`,
+        `https://localhost:${port}/internal.png`,
+        `https://[::ffff:127.0.0.1]:${port}/internal.png`,
+      ];
+      for (const [index, avatar] of avatars.entries()) {
+        const user = privateKeyToAccount(generatePrivateKey());
+        await chain.setEnsName(user.address, `victim${index}.eth`, { avatar });
+        const { url, verifier } = await pkceAuthorization(client, { scope: 'openid profile' });
+        const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: user });
+        const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
+        const claims = tokens.claims() as Record<string, unknown>;
+        expect(claims.preferred_username, avatar).toBe(`victim${index}.eth`);
+        expect(claims, avatar).not.toHaveProperty('picture');
+        const userinfo = await oidc.fetchUserInfo(client, tokens.access_token, String(claims.sub));
+        expect(userinfo, avatar).not.toHaveProperty('picture');
+      }
+      expect(hits).toEqual([]);
+    } finally {
+      await provider.stop();
+      await chain.stop();
+      listener.close();
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestProvider } from '@signet/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSpecialUseAddress } from '../src/logos.ts';
+import { isSpecialUseAddress } from '../src/outbound.ts';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 

@@ -84,6 +84,22 @@ describe('dynamic client registration (RFC 7591) and management (RFC 7592), self
     expect((await contacts.json()).error).toBe('invalid_client_metadata');
   });
 
+  it('refuses redirect URIs a sign-in message cannot carry as its resource (IDN host, space), saying why', async () => {
+    for (const uri of [
+      'https://exämple.com/cb',
+      'https://rp.example.com/a b',
+      'https://rp.example.com/cb?x=<y>',
+      'https:$/rp.example.com/cb',
+    ]) {
+      const response = await register({ redirect_uris: [uri] });
+      expect(response.status, uri).toBe(400);
+      const body = await response.json();
+      expect(body.error).toMatch(/^invalid_(redirect_uri|client_metadata)$/);
+      expect(body.error_description).toMatch(/EIP-4361|scheme:\/\/host/);
+    }
+    expect((await register({ redirect_uris: ['https://xn--exmple-cua.com/cb?a=1&b=%20'] })).status).toBe(201);
+  });
+
   it('reads, updates and deletes a client with its registration access token', async () => {
     const created = await (await register({ redirect_uris: ['https://rp.example.com/cb'], client_name: 'Before' })).json();
     const auth = { authorization: `Bearer ${created.registration_access_token}` };

@@ -19,6 +19,7 @@ import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
 import type { JsonApiConfig } from './config.ts';
 import { HttpError } from './errors.ts';
+import { createTokens } from './helpers.ts';
 import { createMemoryNonceStore, type NonceStore } from './nonces.ts';
 
 export const MESSAGES = {
@@ -32,6 +33,7 @@ export const MESSAGES = {
   nonceUsed: 'Invalid nonce: already used',
   nonceNotFound: 'Invalid nonce: not found',
   invalidDomain: (domain: string) => `Invalid domain: ${domain}`,
+  invalidChain: (chainId: number) => `Invalid chain ID: ${chainId}`,
   expired: 'Message has expired',
   notYetValid: 'Message is not yet valid',
   invalidSignature: 'Invalid signature',
@@ -59,6 +61,7 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
   const nonces = options.nonces ?? createMemoryNonceStore();
   const chains = options.chains ?? createChainRegistry(config.rpcUrls);
   const development = config.environment === 'development';
+  const tokens = createTokens({ secret: config.tokenSecret, now });
   const app = new Hono();
 
   const envelope = (message: string, details?: unknown, stack?: string): Envelope => ({
@@ -130,6 +133,8 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
       } catch {
         throw new HttpError(400, MESSAGES.invalidDomain(parsed.domain));
       }
+      // 4b. Chain allow-list (CHAIN_IDS).
+      if (!config.chainIds.includes(parsed.chainId)) throw new HttpError(400, MESSAGES.invalidChain(parsed.chainId));
       // 5-6. Expiration and not-before (a message issued in the future is not yet valid either).
       try {
         validateSiweTimes(parsed, { time: now() });
@@ -149,6 +154,7 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
       }
       return c.json({
         success: true,
+        token: await tokens.issue({ address: verified.address, chainId: parsed.chainId }),
         user: {
           address: verified.address,
           domain: parsed.domain,
@@ -164,14 +170,18 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
       if (isSiweError(error, 'INVALID_SIGNATURE'))
         throw new HttpError(401, MESSAGES.invalidSignature, { details: { type: error.type } });
       if (isSiweError(error, 'EXPIRED_MESSAGE')) throw new HttpError(400, MESSAGES.expired);
+      // Details are the library's typed error; a runtime exception's text never leaves the server.
       throw new HttpError(500, MESSAGES.verificationFailed, {
         cause: error,
-        details: isSiweError(error) ? { type: error.type, message: error.message } : { message: (error as Error).message },
+        details: isSiweError(error) ? { type: error.type, message: error.message } : { type: 'INTERNAL_ERROR' },
       });
     }
   });
 
-  // Stateless: the client forgets its sign-in; nothing is invalidated here.
+  // The signed-in user of a token /auth/verify returned (requireAuth in use).
+  app.get('/auth/me', tokens.requireAuth, (c) => c.json({ success: true, user: c.get('auth') }));
+
+  // Stateless: the client forgets its sign-in (and its token, which expires within the hour).
   app.post('/auth/logout', (c) => c.json({ success: true, message: MESSAGES.loggedOut }));
 
   app.get('/auth/stats', async (c) => {
@@ -184,7 +194,7 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
   app.onError((error, c: Context) => {
     // The spec's global handler: the error's status (else 500) and message (else the generic one).
     const status = error instanceof HttpError ? error.status : 500;
-    const message = error.message || MESSAGES.internal;
+    const message = (error instanceof HttpError && error.message) || MESSAGES.internal;
     if (status >= 500) console.error({ path: c.req.path, ip: clientIp(c, config.trustProxy) }, error);
     return c.json(envelope(message, error instanceof HttpError ? error.details : undefined, error.stack), status as 400);
   });

@@ -1,5 +1,6 @@
 /** Application B's settings, read and validated once at start. */
-import { bool, type Env, int, oneOf, readSettings, SettingsError, text } from '@signet/settings';
+import { randomBytes } from 'node:crypto';
+import { bool, chainIds, type Env, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
 import { rpcUrlsFromSettings } from '@signet/siwe';
 
 export { SettingsError };
@@ -12,12 +13,20 @@ export type JsonApiConfig = {
   /** Origins allowed by CORS: FRONTEND_DOMAIN's only. */
   frontendOrigins: string[];
   rpcUrls: Record<number, string>;
+  /** Chains a message may name (CHAIN_IDS; default 1 and the chains of RPC_URLS). */
+  chainIds: number[];
+  /** Signs the access tokens /auth/verify returns (TOKEN_SECRET; generated per process outside production). */
+  tokenSecret: string;
   redisUrl?: string;
   trustProxy: boolean;
 };
 
-/** The local development hosts of the spec's allow-list (not used in production). */
-export const LOCAL_DEVELOPMENT_DOMAINS = ['localhost:3000', 'localhost:3003', '127.0.0.1:3000', '127.0.0.1:3003'];
+/**
+ * The local development hosts of the allow-list (not used in production): this API's own
+ * host:port on loopback. Not the provider's (localhost:3000): a message signed for the
+ * identity provider must never sign anyone in here.
+ */
+export const localDevelopmentDomains = (port: number) => [`localhost:${port}`, `127.0.0.1:${port}`];
 
 const schema = {
   PORT: int(1, 65535, 3003),
@@ -25,6 +34,8 @@ const schema = {
   FRONTEND_DOMAIN: text(),
   REDIS_URL: text(),
   TRUST_PROXY: bool(),
+  CHAIN_IDS: chainIds(),
+  TOKEN_SECRET: secret(32, { optional: true }),
 };
 
 export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
@@ -56,14 +67,19 @@ export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
   } catch (error) {
     throw new SettingsError((error as Error).message.replace(/^(ETH_RPC_URL|RPC_URLS)/, '$1:'));
   }
-  const local = s.NODE_ENV === 'production' ? [] : LOCAL_DEVELOPMENT_DOMAINS;
+  const local = s.NODE_ENV === 'production' ? [] : localDevelopmentDomains(s.PORT);
   const allowedDomains = [...new Set([...local, ...(frontendDomain ? [frontendDomain] : [])])];
   if (allowedDomains.length === 0)
     throw new SettingsError('FRONTEND_DOMAIN: is required in production (the only domain messages may name)');
+  if (s.NODE_ENV === 'production' && !s.TOKEN_SECRET) {
+    throw new SettingsError('TOKEN_SECRET: is required in production (32+ characters; it signs the access tokens)');
+  }
   return {
     port: s.PORT,
     environment: s.NODE_ENV,
     allowedDomains,
+    chainIds: s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])],
+    tokenSecret: s.TOKEN_SECRET ?? randomBytes(32).toString('base64url'),
     frontendOrigins,
     rpcUrls,
     redisUrl: s.REDIS_URL,

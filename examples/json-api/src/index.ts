@@ -1,7 +1,7 @@
 export { BODY_LIMIT_BYTES, buildJsonApi, type JsonApiOptions, MESSAGES, RATE_LIMIT } from './app.ts';
-export { type JsonApiConfig, LOCAL_DEVELOPMENT_DOMAINS, loadJsonApiConfig, SettingsError } from './config.ts';
+export { type JsonApiConfig, loadJsonApiConfig, localDevelopmentDomains, SettingsError } from './config.ts';
 export { HttpError } from './errors.ts';
-export { requireAuth, validateAddress } from './helpers.ts';
+export { createTokens, TOKEN_LIFETIME_SECONDS, type TokenClaims, validateAddress } from './helpers.ts';
 export {
   type ConsumeResult,
   createMemoryNonceStore,

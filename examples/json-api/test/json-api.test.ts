@@ -7,14 +7,14 @@ import {
   buildJsonApi,
   createMemoryNonceStore,
   createRedisNonceStore,
+  createTokens,
   enhancedVerifierFor,
   HttpError,
-  LOCAL_DEVELOPMENT_DOMAINS,
   loadJsonApiConfig,
+  localDevelopmentDomains,
   MESSAGES,
   NONCE_MAX_AGE_MS,
   type NonceStore,
-  requireAuth,
   validateAddress,
 } from '../src/index.ts';
 
@@ -74,9 +74,9 @@ function api(env: Record<string, string> = {}, options: Parameters<typeof buildJ
 
 async function signed(nonce: string, overrides: Partial<Parameters<typeof createSiweMessage>[0]> = {}) {
   const message = createSiweMessage({
-    domain: 'localhost:3000',
+    domain: 'localhost:3003',
     address: account.address,
-    uri: 'http://localhost:3000',
+    uri: 'http://localhost:3003',
     chainId: 1,
     nonce,
     issuedAt: new Date(T0),
@@ -114,9 +114,10 @@ describe('application B: routes, order, messages and statuses', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       success: true,
+      token: expect.any(String),
       user: {
         address: account.address,
-        domain: 'localhost:3000',
+        domain: 'localhost:3003',
         chainId: 1,
         issuedAt: new Date(T0).toISOString(),
         expirationTime: new Date(T0 + minutes(30)).toISOString(),
@@ -229,7 +230,10 @@ describe('application B: routes, order, messages and statuses', () => {
       ['development', true],
       ['production', false],
     ] as const) {
-      const app = api({ NODE_ENV: env, FRONTEND_DOMAIN: 'app.example.com' }, { nonces: broken }).app;
+      const app = api(
+        { NODE_ENV: env, FRONTEND_DOMAIN: 'app.example.com', TOKEN_SECRET: 'a-token-secret-of-at-least-32-characters' },
+        { nonces: broken },
+      ).app;
       const response = await app.request('/auth/nonce');
       const body = await response.json();
       expect(response.status).toBe(500);
@@ -254,7 +258,11 @@ describe('application B: routes, order, messages and statuses', () => {
       success: true,
       stats: { total: 2, used: 1, expired: 0, available: 1 },
     });
-    const prod = api({ NODE_ENV: 'production', FRONTEND_DOMAIN: 'app.example.com' });
+    const prod = api({
+      NODE_ENV: 'production',
+      FRONTEND_DOMAIN: 'app.example.com',
+      TOKEN_SECRET: 'a-token-secret-of-at-least-32-characters',
+    });
     const hidden = await prod.app.request('/auth/stats');
     expect(hidden.status).toBe(404);
     expect((await hidden.json()).error.message).toBe(MESSAGES.routeNotFound);
@@ -285,10 +293,15 @@ describe('application B: routes, order, messages and statuses', () => {
 
   it('the domain allow-list holds the local development values and FRONTEND_DOMAIN; CORS allows only the frontend', async () => {
     const config = loadJsonApiConfig({ FRONTEND_DOMAIN: 'app.example.com' });
-    expect(config.allowedDomains).toEqual([...LOCAL_DEVELOPMENT_DOMAINS, 'app.example.com']);
-    expect(loadJsonApiConfig({ NODE_ENV: 'production', FRONTEND_DOMAIN: 'app.example.com' }).allowedDomains).toEqual([
-      'app.example.com',
-    ]);
+    expect(config.allowedDomains).toEqual([...localDevelopmentDomains(3003), 'app.example.com']);
+    expect(config.allowedDomains).not.toContain('localhost:3000');
+    expect(
+      loadJsonApiConfig({
+        NODE_ENV: 'production',
+        FRONTEND_DOMAIN: 'app.example.com',
+        TOKEN_SECRET: 'a-token-secret-of-at-least-32-characters',
+      }).allowedDomains,
+    ).toEqual(['app.example.com']);
     expect(() => loadJsonApiConfig({ NODE_ENV: 'production' })).toThrow(/^FRONTEND_DOMAIN: is required in production/);
     const withFrontend = api({ FRONTEND_DOMAIN: 'app.example.com' }, { now: () => T0 });
     const nonce = (await (await withFrontend.app.request('/auth/nonce')).json()).nonce;
@@ -303,20 +316,33 @@ describe('application B: routes, order, messages and statuses', () => {
 
 describe('application B: helpers', () => {
   const app = new Hono();
+  const secret = 'a-token-secret-of-at-least-32-characters';
+  const tokens = createTokens({ secret, now: () => T0 });
   app.onError((error, c) => c.json({ message: error.message }, (error instanceof HttpError ? error.status : 500) as 400));
-  app.get('/private', requireAuth, (c) => c.json({ ok: true }));
+  app.get('/private', tokens.requireAuth, (c) => c.json({ ok: true }));
   app.get('/accounts/:address', validateAddress('address'), (c) => c.json({ ok: true }));
   app.post('/accounts', validateAddress('address'), (c) => c.json({ ok: true }));
 
-  it.each([
-    [undefined, 401, 'Authorization header required'],
-    ['Bearer short', 401, 'Invalid authorization token'],
-    ['Bearer 0123456789', 200, undefined],
-    ['0123456789', 200, undefined],
-  ])('requireAuth with %s', async (authorization, status, message) => {
-    const response = await app.request('/private', { headers: authorization ? { authorization } : {} });
-    expect(response.status).toBe(status);
-    if (message) expect((await response.json()).message).toBe(message);
+  it('requireAuth: the spec statuses and messages, and a made-up token of 10+ characters is refused', async () => {
+    const real = await tokens.issue({ address: account.address, chainId: 1 });
+    const forged = await createTokens({ secret: 'another-secret-of-at-least-32-characters', now: () => T0 }).issue({
+      address: account.address,
+      chainId: 1,
+    });
+    const expired = await createTokens({ secret, now: () => T0 - minutes(61) }).issue({ address: account.address, chainId: 1 });
+    for (const [authorization, status, message] of [
+      [undefined, 401, 'Authorization header required'],
+      ['Bearer short', 401, 'Invalid authorization token'],
+      ['Bearer 0123456789', 401, 'Invalid authorization token'],
+      ['0123456789', 401, 'Invalid authorization token'],
+      [`Bearer ${forged}`, 401, 'Invalid authorization token'],
+      [`Bearer ${expired}`, 401, 'Invalid authorization token'],
+      [`Bearer ${real}`, 200, undefined],
+    ] as const) {
+      const response = await app.request('/private', { headers: authorization ? { authorization } : {} });
+      expect(response.status, authorization).toBe(status);
+      if (message) expect((await response.json()).message).toBe(message);
+    }
   });
 
   it('validateAddress: required, format, from the path or the body', async () => {
@@ -361,5 +387,60 @@ describe('application B: two instances sharing one Redis nonce store', () => {
       );
       expect(new Set(messages)).toEqual(new Set([MESSAGES.nonceUsed]));
     }
+  });
+});
+
+describe('application B: hostile input and the checks the review asked for', () => {
+  const now = T0;
+  const newNonce = async (b: ReturnType<typeof api>) => (await (await b.app.request('/auth/nonce')).json()).nonce as string;
+
+  it('the provider`s domain (localhost:3000) is not in the default allow-list', async () => {
+    const b = api({}, { now: () => now });
+    const response = await post(b.app, '/auth/verify', await signed(await newNonce(b), { domain: 'localhost:3000' }));
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.message).toBe(MESSAGES.invalidDomain('localhost:3000'));
+  });
+
+  it('chains: CHAIN_IDS (default 1) is enforced; chain 999 is refused', async () => {
+    const b = api({}, { now: () => now });
+    const refused = await post(b.app, '/auth/verify', await signed(await newNonce(b), { chainId: 999 }));
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error.message).toBe(MESSAGES.invalidChain(999));
+    const other = api({ CHAIN_IDS: '1,10' }, { now: () => now });
+    expect((await post(other.app, '/auth/verify', await signed(await newNonce(other), { chainId: 10 }))).status).toBe(200);
+  });
+
+  it('a 9 MB message: 500 Verification failed whose details are the library`s typed error, never a runtime exception`s text', async () => {
+    for (const environment of ['development', 'production'] as const) {
+      const b = api(
+        { NODE_ENV: environment, FRONTEND_DOMAIN: 'app.example.com', TOKEN_SECRET: 'a-token-secret-of-at-least-32-characters' },
+        { now: () => now },
+      );
+      const response = await post(b.app, '/auth/verify', { message: `${'a'.repeat(9 * 1024 * 1024)}`, signature: '0x00' });
+      expect(response.status).toBe(500);
+      const { error } = await response.json();
+      expect(error.message).toBe(MESSAGES.verificationFailed);
+      expect(error.details).toMatchObject({ type: 'UNABLE_TO_PARSE' });
+      expect(JSON.stringify(error)).not.toMatch(/RangeError|Maximum call stack/);
+      if (environment === 'production') expect(error.stack).toBeUndefined();
+    }
+  });
+
+  it('/auth/verify returns a signed, short-lived token that GET /auth/me accepts; a made-up one is refused', async () => {
+    const b = api({}, { now: () => now });
+    const verified = await post(b.app, '/auth/verify', await signed(await newNonce(b)));
+    expect(verified.status).toBe(200);
+    const { token } = await verified.json();
+    expect(token.split('.')).toHaveLength(3);
+    const me = await b.app.request('/auth/me', { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toEqual({ success: true, user: { address: account.address, chainId: 1 } });
+    const madeUp = await b.app.request('/auth/me', { headers: { authorization: 'Bearer 0123456789abcdef' } });
+    expect(madeUp.status).toBe(401);
+    expect((await madeUp.json()).error.message).toBe('Invalid authorization token');
+  });
+
+  it('production needs TOKEN_SECRET', () => {
+    expect(() => loadJsonApiConfig({ NODE_ENV: 'production', FRONTEND_DOMAIN: 'app.example.com' })).toThrow(/^TOKEN_SECRET:/);
   });
 });

@@ -11,6 +11,7 @@
  * nonce (the session's; it is then cleared, so each nonce serves one attempt), the signature by
  * recovery, the message's times, and last EIP-1271/6492 on chain for contract wallets.
  */
+import { randomUUID } from 'node:crypto';
 import { ironSession, rateLimit } from '@signet/hono-kit';
 import { createRateLimiter } from '@signet/ratelimit';
 import {
@@ -21,6 +22,7 @@ import {
   MAX_SIWE_MESSAGE_LENGTH,
   parseSiweMessage,
   recoverPersonalSignAddress,
+  siweErrorStatus,
   validateSiweFields,
   validateSiweTimes,
   verifySiweSignature,
@@ -30,8 +32,12 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { IronSession } from 'iron-session';
 import type { SessionAppConfig } from './config.ts';
 import { type PageAssets, pageHtml } from './page.ts';
+import { createMemorySessionRecords, createRedisSessionRecords, type SessionRecords } from './records.ts';
 
-type SessionData = { nonce?: string; nonceIssuedAt?: number; address?: string; chainId?: number };
+type SessionData = { nonce?: string; nonceIssuedAt?: number; address?: string; chainId?: number; sessionId?: string };
+
+/** How long a session lives (the cookie's lifetime, and how long an ended one is remembered). */
+const SESSION_TTL_SECONDS = 24 * 3600;
 
 /** A nonce must be used within this time (the spec: expire nonces after a few minutes). */
 export const NONCE_MAX_AGE_MS = 10 * 60_000;
@@ -41,13 +47,27 @@ export type SessionAppOptions = {
   now?: () => number;
   chains?: ChainRegistry;
   assets?: PageAssets;
+  /** Issued nonces and ended sessions (default: memory, or Redis with REDIS_URL). */
+  records?: SessionRecords;
 };
 
 type ErrorBody = { error: { type: string; message: string } };
 
+const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
+
 export function buildSessionApp(config: SessionAppConfig, options: SessionAppOptions = {}) {
+  /**
+   * The domain a message must name: EXPECTED_DOMAIN; without it, the Host header only when it is
+   * a loopback host (development on any port), else `localhost:<PORT>`. A Host the client sets
+   * to anything else never becomes the expected domain (a signature made for evil.example, sent
+   * with Host: evil.example, is refused).
+   */
+  const expectedDomain = (host: string | undefined) =>
+    config.expectedDomain ?? (host && LOOPBACK_HOST.test(host) ? host.toLowerCase() : `localhost:${config.port}`);
   const now = options.now ?? Date.now;
   const chains = options.chains ?? createChainRegistry(config.rpcUrls);
+  const records =
+    options.records ?? (config.redisUrl ? createRedisSessionRecords(config.redisUrl) : createMemorySessionRecords(now));
   const app = new Hono<{ Variables: { session: IronSession<SessionData> } }>();
   const fail = (type: string, message: string, status: 400 | 401 | 413 | 429 | 503) => ({
     body: { error: { type, message } } satisfies ErrorBody,
@@ -74,7 +94,7 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
     ironSession<SessionData>({
       password: config.sessionSecret,
       cookieName: 'siwe_session',
-      ttl: 24 * 3600,
+      ttl: SESSION_TTL_SECONDS,
       secure: config.production,
     }),
   );
@@ -90,6 +110,7 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
     const session = c.get('session');
     session.nonce = generateNonce();
     session.nonceIssuedAt = now();
+    await records.issueNonce(session.nonce, NONCE_MAX_AGE_MS);
     await session.save();
     c.header('cache-control', 'no-store');
     return c.json({ nonce: session.nonce });
@@ -116,8 +137,8 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
     let nonceUsed = false;
     try {
       const parsed = parseSiweMessage(message);
-      // 1. Domain binding.
-      validateSiweFields(parsed, { domain: config.expectedDomain ?? c.req.header('host') ?? '' });
+      // 1. Domain binding (and the chain allow-list).
+      validateSiweFields(parsed, { domain: expectedDomain(c.req.header('host')), chainIds: config.chainIds });
       // 2. Nonce: the one this session was given; used once, whatever happens next.
       const expectedNonce = session.nonce;
       if (expectedNonce && now() - (session.nonceIssuedAt ?? 0) > NONCE_MAX_AGE_MS) {
@@ -134,6 +155,11 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
       session.nonce = undefined;
       session.nonceIssuedAt = undefined;
       nonceUsed = true;
+      // The server's record decides, not the cookie: an old cookie sent again finds the nonce spent.
+      if (!(await records.consumeNonce(expectedNonce))) {
+        const f = fail('NONCE_MISMATCH', 'this nonce was already used; GET /api/nonce again', 400);
+        return c.json(f.body, f.status);
+      }
       // 3. Signature by recovery (no network); 4. times; 5. contract wallets on chain.
       const recovered =
         signature.length === 132 &&
@@ -143,25 +169,30 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
 
       session.address = parsed.address;
       session.chainId = parsed.chainId;
+      session.sessionId = randomUUID();
       await session.save();
       return c.json({ address: parsed.address, chainId: parsed.chainId });
     } catch (error) {
       if (nonceUsed) await session.save(); // the nonce is spent even though this attempt failed
       if (!isSiweError(error)) throw error;
-      const status = error.type === 'INVALID_SIGNATURE' ? 401 : error.type === 'RPC_UNAVAILABLE' ? 503 : 400;
+      const status = siweErrorStatus(error.type);
       return c.json(fail(error.type, error.message, status).body, status);
     }
   });
 
-  app.get('/api/me', (c) => {
-    const { address, chainId } = c.get('session');
-    if (!address || chainId === undefined) return c.json(fail('NOT_AUTHENTICATED', 'sign in first', 401).body, 401);
+  app.get('/api/me', async (c) => {
+    const { address, chainId, sessionId } = c.get('session');
+    if (!address || chainId === undefined || !sessionId || (await records.isEnded(sessionId)))
+      return c.json(fail('NOT_AUTHENTICATED', 'sign in first', 401).body, 401);
     c.header('cache-control', 'no-store');
     return c.json({ address, chainId });
   });
 
-  app.post('/api/logout', (c) => {
-    c.get('session').destroy();
+  app.post('/api/logout', async (c) => {
+    const session = c.get('session');
+    // Remembered server-side: a copy of the cookie kept from before the logout reads nothing.
+    if (session.sessionId) await records.endSession(session.sessionId, SESSION_TTL_SECONDS * 1000);
+    session.destroy();
     return c.json({ ok: true });
   });
 

@@ -1,5 +1,5 @@
 /** Application A's settings, read and validated once at start. */
-import { bool, type Env, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
+import { bool, chainIds, type Env, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
 import { rpcUrlsFromSettings } from '@signet/siwe';
 
 export { SettingsError };
@@ -7,8 +7,15 @@ export { SettingsError };
 export type SessionAppConfig = {
   port: number;
   sessionSecret: string;
-  /** host[:port] messages must name; undefined: the request's Host header. */
+  /**
+   * host[:port] messages must name. When EXPECTED_DOMAIN is unset: the request's Host header if
+   * it is a loopback host (development), else `localhost:<PORT>`; never another Host value.
+   */
   expectedDomain?: string;
+  /** Chains a message may name (CHAIN_IDS; default 1 and the chains of RPC_URLS). */
+  chainIds: number[];
+  /** Keep issued nonces and ended sessions in this Redis (several instances); memory otherwise. */
+  redisUrl?: string;
   rpcUrls: Record<number, string>;
   production: boolean;
   trustProxy: boolean;
@@ -20,6 +27,8 @@ const schema = {
   PORT: int(1, 65535, 3002),
   SESSION_SECRET: secret(32),
   EXPECTED_DOMAIN: text(),
+  CHAIN_IDS: chainIds(),
+  REDIS_URL: text(),
   NODE_ENV: oneOf(['development', 'production', 'test'] as const, 'development'),
   TRUST_PROXY: bool(),
   RATE_LIMIT_NONCE: int(1, 1_000_000, 60),
@@ -48,6 +57,8 @@ export function loadSessionAppConfig(env: Env = process.env): SessionAppConfig {
     sessionSecret: s.SESSION_SECRET as string,
     expectedDomain: s.EXPECTED_DOMAIN,
     rpcUrls,
+    chainIds: s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])],
+    redisUrl: s.REDIS_URL,
     production: s.NODE_ENV === 'production',
     trustProxy: s.TRUST_PROXY,
     rateLimits: { nonce: s.RATE_LIMIT_NONCE, verify: s.RATE_LIMIT_VERIFY },

@@ -205,20 +205,65 @@ describe('application A: session states and checks', () => {
     now = T0;
   });
 
-  it('without EXPECTED_DOMAIN, the Host header is the expected domain', async () => {
-    const hostBound = buildSessionApp(config(), { now: () => T0 });
-    const right = browser(hostBound, HOST);
-    expect((await signInWith(right)).status).toBe(200);
-    const wrong = browser(hostBound, 'other.example.com');
-    const response = await signInWith(wrong);
-    expect(response.status).toBe(400);
-    expect((await response.json()).error.type).toBe('DOMAIN_MISMATCH');
+  it('without EXPECTED_DOMAIN: Host: evil.example never becomes the expected domain; loopback hosts and localhost:<PORT> do', async () => {
+    const unset = buildSessionApp(config({ PORT: '3002' }), { now: () => T0 });
+    // The attack: a signature the victim made for evil.example, replayed with Host: evil.example.
+    const attacker = browser(unset, 'evil.example');
+    const attack = await signInWith(attacker, 'evil.example');
+    expect(attack.status).toBe(400);
+    expect((await attack.json()).error.type).toBe('DOMAIN_MISMATCH');
+    expect((await attacker.call('GET', '/api/me')).status).toBe(401);
+    // A message for the app's own default domain, whatever Host says.
+    expect((await signInWith(browser(unset, 'evil.example'), 'localhost:3002')).status).toBe(200);
+    // Loopback Host headers (development on another port) are trusted as the domain.
+    expect((await signInWith(browser(unset, '127.0.0.1:5173'), '127.0.0.1:5173')).status).toBe(200);
+    expect((await signInWith(browser(unset, 'localhost:8080'), 'localhost:8080')).status).toBe(200);
 
-    async function signInWith(b: ReturnType<typeof browser>) {
+    async function signInWith(b: ReturnType<typeof browser>, domain: string) {
       const { nonce } = await (await b.call('GET', '/api/nonce')).json();
-      const message = messageFor(account.address, nonce);
+      const message = messageFor(account.address, nonce, { domain, uri: `http://${domain}` });
       return b.call('POST', '/api/verify', { message, signature: await account.signMessage({ message }) });
     }
+  });
+
+  it('chains: only CHAIN_IDS (default 1, plus the chains of RPC_URLS) are accepted', async () => {
+    for (const [env, chainId, status] of [
+      [{}, 999, 400],
+      [{}, 1, 200],
+      [{ CHAIN_IDS: '10' }, 1, 400],
+      [{ CHAIN_IDS: '10' }, 10, 200],
+    ] as const) {
+      const chained = buildSessionApp(config({ EXPECTED_DOMAIN: HOST, ...env }), { now: () => T0 });
+      const b = browser(chained);
+      const { nonce } = await (await b.call('GET', '/api/nonce')).json();
+      const message = messageFor(account.address, nonce, { chainId });
+      const response = await b.call('POST', '/api/verify', { message, signature: await account.signMessage({ message }) });
+      expect(response.status, `${JSON.stringify(env)} chain ${chainId}`).toBe(status);
+      if (status === 400) expect((await response.json()).error.type).toBe('CHAIN_NOT_ALLOWED');
+    }
+  });
+
+  it('replayed cookies: the pre-verify cookie cannot verify again, and a logged-out cookie reads nothing', async () => {
+    now = T0;
+    const b = browser(app);
+    const { nonce } = await (await b.call('GET', '/api/nonce')).json();
+    const preVerify = b.cookies();
+    const message = messageFor(account.address, nonce);
+    const body = { message, signature: await account.signMessage({ message }) };
+    expect((await b.call('POST', '/api/verify', body)).status).toBe(200);
+    const signedIn = b.cookies();
+    const withCookie = (cookie: string, method: string, path: string, payload?: unknown) =>
+      app.request(`http://${HOST}${path}`, {
+        method,
+        headers: { host: HOST, cookie, ...(payload ? { 'content-type': 'application/json' } : {}) },
+        body: payload ? JSON.stringify(payload) : undefined,
+      });
+    const replay = await withCookie(preVerify, 'POST', '/api/verify', body);
+    expect(replay.status).toBe(400);
+    expect((await replay.json()).error.type).toBe('NONCE_MISMATCH');
+    expect((await withCookie(signedIn, 'GET', '/api/me')).status).toBe(200);
+    expect((await b.call('POST', '/api/logout')).status).toBe(200);
+    expect((await withCookie(signedIn, 'GET', '/api/me')).status).toBe(401);
   });
 
   it('rate-limits /api/nonce and /api/verify per client', async () => {
@@ -299,11 +344,15 @@ describe('application A: contract wallets on a real local chain', () => {
 
 describe('application A: settings', () => {
   it('refuses to start without a 32+ character SESSION_SECRET, naming it (real process)', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'server.ts')], {
-      env: { ...process.env, SESSION_SECRET: 'too-short' },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--conditions=@signet/source', '--import', 'tsx', join(import.meta.dirname, '..', 'src', 'server.ts')],
+      {
+        env: { ...process.env, SESSION_SECRET: 'too-short' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
     expect(result.status).toBe(78);
     expect(result.stderr).toContain('SESSION_SECRET: must be at least 32 characters');
   });

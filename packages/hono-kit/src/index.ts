@@ -2,7 +2,7 @@
  * Hono middleware shared by the reference client and the example backends.
  */
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { clientAddress, type RateLimiter, type RateLimitResult } from '@signet/ratelimit';
+import { clientAddress, type RateLimiter, type RateLimitResult, rateLimitKey } from '@signet/ratelimit';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { getIronSession, type IronSession } from 'iron-session';
@@ -47,7 +47,10 @@ export function ironSession<T extends object>(
   };
 }
 
-/** The client's address: the socket's, or X-Forwarded-For's first hop only when the proxy is trusted. */
+/**
+ * The client's address: the socket's, or, only when the proxy is trusted, the last
+ * X-Forwarded-For entry (the one that proxy appended; earlier entries are the client's to forge).
+ */
 export function clientIp(c: Context, trustProxy: boolean): string {
   let socket: string | undefined;
   try {
@@ -58,14 +61,17 @@ export function clientIp(c: Context, trustProxy: boolean): string {
   return clientAddress(socket, c.req.header('x-forwarded-for'), trustProxy);
 }
 
-/** Refuses requests over the limiter's budget with `onLimited`'s response (and Retry-After). */
+/**
+ * Refuses requests over the limiter's budget with `onLimited`'s response (and Retry-After).
+ * Budgets are per IPv4 address and per IPv6 /64 (rateLimitKey).
+ */
 export function rateLimit(options: {
   limiter: RateLimiter;
   trustProxy: boolean;
   onLimited: (c: Context, result: RateLimitResult) => Response | Promise<Response>;
 }): MiddlewareHandler {
   return async (c, next) => {
-    const result = await options.limiter(clientIp(c, options.trustProxy));
+    const result = await options.limiter(rateLimitKey(clientIp(c, options.trustProxy)));
     c.header('RateLimit-Limit', String(result.limit));
     c.header('RateLimit-Remaining', String(result.remaining));
     if (!result.allowed) {

@@ -81,3 +81,42 @@ export function clientAddress(
   }
   return socketAddress ?? 'unknown';
 }
+
+/** The eight 16-bit groups of an IPv6 address (embedded IPv4 tail and zone id allowed). */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.replace(/%.*$/, '');
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string | undefined) => (part ? part.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  const fill = 8 - head.length - tail.length;
+  if (halves.length === 1 ? fill !== 0 : fill < 1) return undefined;
+  const groups = [...head, ...Array<number>(halves.length === 1 ? 0 : fill).fill(0), ...tail];
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
+/**
+ * The rate-limit key of a client address. IPv4 is limited per address; an IPv6 client
+ * usually holds a whole /64 (it can pick any interface id in it), so IPv6 is limited per /64.
+ * IPv4-mapped IPv6 addresses (::ffff:a.b.c.d, as dual-stack sockets report IPv4 peers) count
+ * as their IPv4 address. Anything else (e.g. "unknown") is used as it is.
+ */
+export function rateLimitKey(address: string): string {
+  if (!address.includes(':')) return address;
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    const [hi, lo] = [groups[6] as number, groups[7] as number];
+    return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
+}

@@ -38,3 +38,28 @@ describe('clientAddress', () => {
     expect(clientAddress('10.0.0.1', null, true)).toBe('10.0.0.1');
   });
 });
+
+describe('rateLimitKey', () => {
+  it('keys IPv4 by address, IPv4-mapped IPv6 as IPv4, and IPv6 by its /64', async () => {
+    const { rateLimitKey } = await import('./index.ts');
+    expect(rateLimitKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(rateLimitKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(rateLimitKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitKey('2001:0DB8:0001:0002:ffff::9')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(rateLimitKey('::1')).toBe('0:0:0:0::/64');
+    expect(rateLimitKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(rateLimitKey('unknown')).toBe('unknown');
+  });
+
+  it('one /64 shares one budget: an IPv6 client cannot rotate its interface id to escape it', async () => {
+    const { rateLimitKey } = await import('./index.ts');
+    const limiter = createRateLimiter({ limit: 2, windowSeconds: 60 });
+    const hits = [];
+    for (const suffix of ['1', '2', 'abcd', 'ffff:1'])
+      hits.push((await limiter(rateLimitKey(`2001:db8:7:7::${suffix}`))).allowed);
+    expect(hits).toEqual([true, true, false, false]);
+    expect((await limiter(rateLimitKey('2001:db8:7:8::1'))).allowed).toBe(true);
+  });
+});

@@ -92,6 +92,21 @@ export const list = () =>
           .filter(Boolean),
   );
 
+/** A comma-separated list of EIP-155 chain ids (`1,10,137`), de-duplicated; undefined when unset. */
+export const chainIds = () =>
+  text().transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const ids = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (ids.length === 0 || !ids.every((id) => /^[1-9][0-9]*$/.test(id) && Number.isSafeInteger(Number(id)))) {
+      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of chain ids, e.g. 1,10,137' });
+      return z.NEVER;
+    }
+    return [...new Set(ids.map(Number))];
+  });
+
 /** Parses `env` with the schema; throws SettingsError naming the first bad variable. */
 export function readSettings<S extends z.ZodRawShape>(shape: S, env: Env): z.output<z.ZodObject<S>> {
   const result = z.object(shape).safeParse(env);

@@ -101,3 +101,14 @@ export class SiweError extends Error {
 export function isSiweError(error: unknown, type?: SiweErrorType): error is SiweError {
   return error instanceof SiweError && (type === undefined || error.type === type);
 }
+
+/**
+ * The HTTP status a server answers for a SIWE failure: 401 for a signature that was not
+ * made by the address, 503 when the chain could not be asked (try again later), 400 for
+ * every other problem with the message. One map for the provider and the example backends.
+ */
+export function siweErrorStatus(type: SiweErrorType): 400 | 401 | 503 {
+  if (type === 'INVALID_SIGNATURE') return 401;
+  if (type === 'RPC_UNAVAILABLE') return 503;
+  return 400;
+}

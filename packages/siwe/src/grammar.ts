@@ -31,7 +31,7 @@ const IPV6 = (() => {
     `${head(6)}::`,
   ].join('|')})`;
 })();
-const IPV_FUTURE = `v${HEX}+\\.[${UNRESERVED}${SUB_DELIMS}:]+`;
+const IPV_FUTURE = `[vV]${HEX}+\\.[${UNRESERVED}${SUB_DELIMS}:]+`;
 const IP_LITERAL = `\\[(?:${IPV6}|${IPV_FUTURE})\\]`;
 const REG_NAME = `(?:[${UNRESERVED}${SUB_DELIMS}]|${PCT_ENCODED})*`;
 const HOST = `(?:${IP_LITERAL}|${REG_NAME})`;
@@ -53,6 +53,9 @@ export const SCHEME_RE = new RegExp(`^${SCHEME}$`);
 export const AUTHORITY_RE = new RegExp(`^(?:${USERINFO}@)?(?!:|$)${HOST}(?::${PORT})?$`);
 export const URI_RE = new RegExp(`^${SCHEME}:${HIER_PART}(?:\\?${QUERY})?(?:#${QUERY})?$`);
 export const REQUEST_ID_RE = new RegExp(`^${PCHAR}*$`);
+
+/** True when `value` is an RFC 3986 URI, as EIP-4361's `uri` and `resources` must be. */
+export const isSiweUri = (value: string): boolean => URI_RE.test(value);
 
 /** EIP-4361 statement: reserved / unreserved / space; no line break. */
 export const STATEMENT_RE = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]*$/;
@@ -86,10 +89,20 @@ export function parseDateTime(text: string): number | undefined {
     if (offsetHour > 23 || offsetMinute > 59) return undefined;
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (offsetHour * 60 + offsetMinute);
   }
-  const millis = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  // Date.UTC maps years 0-99 onto 1900-1999; set the full year explicitly.
-  const date = new Date(utc);
-  date.setUTCFullYear(year);
-  return date.getTime() - offsetMinutes * 60_000;
+  // Milliseconds: the first three digits of the fraction, truncated (never rounded up into the next second).
+  const millis = m[7] ? Number(`${m[7].slice(1)}00`.slice(0, 3)) : 0;
+  // Plain arithmetic, no Date.UTC: a leap second (second 60) is the next second, even on 31
+  // December, and years 0-99 are themselves (year 0 is a leap year in the proleptic calendar).
+  const seconds = ((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute - offsetMinutes) * 60 + second;
+  return seconds * 1000 + millis;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }

@@ -14,7 +14,9 @@ export {
   type SiweErrorOptions,
   type SiweErrorType,
   type SiweField,
+  siweErrorStatus,
 } from './errors.ts';
+export { isSiweUri } from './grammar.ts';
 export { MAX_SIWE_MESSAGE_LENGTH, type SiweMessage, siweTime } from './message.ts';
 export { generateNonce } from './nonce.ts';
 export { parseSiweMessage } from './parse.ts';
@@ -27,6 +29,7 @@ export {
   validateSiweTimes,
 } from './validate.ts';
 export {
+  CONTRACT_WALLET_GAS_CAP,
   type SiweVerificationClient,
   type SiweVerificationMethod,
   type VerifySiweSignatureParameters,

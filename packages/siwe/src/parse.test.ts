@@ -250,3 +250,24 @@ describe('parseSiweMessage: each malformation has its type, field and line', () 
     expect(() => parseSiweMessage(42 as never)).toThrow(SiweError);
   });
 });
+
+describe('parseSiweMessage: hostile sizes', () => {
+  it('a text over MAX_SIWE_MESSAGE_LENGTH is UNABLE_TO_PARSE at once, never a RangeError (9 MB, and 9 MB of one repeated line)', async () => {
+    const { MAX_SIWE_MESSAGE_LENGTH, SiweError } = await import('./index.ts');
+    for (const text of [
+      'a'.repeat(9 * 1024 * 1024),
+      'Resources:\n- https://a.example\n'.repeat(300_000),
+      'x'.repeat(MAX_SIWE_MESSAGE_LENGTH + 1),
+    ]) {
+      let thrown: unknown;
+      try {
+        parseSiweMessage(text);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(SiweError);
+      expect(thrown).toMatchObject({ type: 'UNABLE_TO_PARSE', field: 'message' });
+      expect((thrown as Error).message).toMatch(/longer than 10000 characters/);
+    }
+  });
+});

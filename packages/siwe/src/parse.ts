@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { SiweError, type SiweField } from './errors.ts';
 import { CHAIN_ID_RE } from './grammar.ts';
-import { FIELD_CHECKS, PREAMBLE_SUFFIX, type SiweMessage } from './message.ts';
+import { FIELD_CHECKS, MAX_SIWE_MESSAGE_LENGTH, PREAMBLE_SUFFIX, type SiweMessage } from './message.ts';
 
 type Tagged = { label: string; field: SiweField };
 
@@ -32,6 +32,12 @@ function show(line: string | undefined): string {
 export function parseSiweMessage(text: string): SiweMessage {
   if (typeof text !== 'string') {
     throw new SiweError('UNABLE_TO_PARSE', 'message must be a string', { field: 'message' });
+  }
+  // Checked first: no work at all (and no deep recursion in the grammar's patterns) for huge input.
+  if (text.length > MAX_SIWE_MESSAGE_LENGTH) {
+    throw new SiweError('UNABLE_TO_PARSE', `the message is longer than ${MAX_SIWE_MESSAGE_LENGTH} characters`, {
+      field: 'message',
+    });
   }
   const lines = text.split('\n');
   let index = 0;

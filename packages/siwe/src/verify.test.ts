@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestchain, type Testchain } from '@signet/testchain';
-import { createPublicClient, http, type PublicClient } from 'viem';
+import { createPublicClient, custom, http, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainRegistry } from './chains.ts';
@@ -152,6 +152,32 @@ describe('contract wallets on a real local chain', () => {
     const message = messageFor(owner.address, 31337);
     await verifySiweSignature({ message, signature: await owner.signMessage({ message }), client: registry });
     expect(chainA.node.requestCount).toBe(before);
+  });
+
+  it('contract-wallet eth_calls carry an explicit gas cap (a hostile wallet cannot make the node burn its default)', async () => {
+    const { CONTRACT_WALLET_GAS_CAP } = await import('./verify.ts');
+    const calls: unknown[] = [];
+    // The real node behind a transport that records what is sent to it.
+    const recording = createPublicClient({
+      transport: custom({
+        async request({ method, params }) {
+          if (method === 'eth_call') calls.push(params);
+          const response = await fetch(chainA.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          });
+          const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+          if (body.error) throw new Error(body.error.message);
+          return body.result;
+        },
+      }),
+    }) as PublicClient;
+    const message = messageFor(wallet, 31337);
+    const result = await verifySiweSignature({ message, signature: await owner.signMessage({ message }), client: recording });
+    expect(result.method).toBe('eip1271');
+    expect(calls).toHaveLength(1);
+    expect((calls[0] as [{ gas?: string }])[0].gas).toBe(`0x${CONTRACT_WALLET_GAS_CAP.toString(16)}`);
   });
 
   it('EIP-1271: accepts the owner signature for a deployed wallet', async () => {

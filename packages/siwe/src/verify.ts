@@ -77,6 +77,13 @@ function isRevert(error: unknown): boolean {
   );
 }
 
+/**
+ * The gas an EIP-1271 / EIP-6492 check may use (10 M: deploying a counterfactual wallet and
+ * validating takes well under 1 M). Explicit, so a wallet contract that loops cannot make the
+ * node spend its own default cap (often 50 M or more) on every sign-in attempt.
+ */
+export const CONTRACT_WALLET_GAS_CAP = 10_000_000n;
+
 async function verifyOnChain(client: PublicClient, address: Address, text: string, signature: Hex, chainId: number) {
   // ERC-6492's universal validator, run as a deployless eth_call: it checks EIP-1271 for
   // deployed wallets and deploys-then-checks (without persisting) counterfactual ones.
@@ -86,7 +93,7 @@ async function verifyOnChain(client: PublicClient, address: Address, text: strin
     args: [address, hashMessage(text), signature],
   });
   try {
-    const result = await client.call({ data });
+    const result = await client.call({ data, gas: CONTRACT_WALLET_GAS_CAP });
     return result.data !== undefined && hexToBool(result.data);
   } catch (cause) {
     if (isRevert(cause)) return false;

@@ -1,4 +1,5 @@
 export { CookieJar, request } from './cookies.ts';
+export { anyText, contentType, mutated, printable } from './fuzz.ts';
 export { insecure, pkceAuthorization, registerPublicClient, TEST_REDIRECT_URI } from './oidc.ts';
 export { startTestProvider, type TestProvider } from './provider.ts';
 export {

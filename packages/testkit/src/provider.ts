@@ -13,6 +13,7 @@ export async function startTestProvider(env: Record<string, string | undefined> 
     ISSUER: `http://localhost:${port}`,
     STORAGE_URL: 'memory:',
     LOG_LEVEL: 'silent',
+    RATE_LIMIT_AUTHORIZATION: '0',
     RATE_LIMIT_INTERACTION: '0',
     RATE_LIMIT_REGISTRATION: '0',
     RATE_LIMIT_TOKEN: '0',

@@ -71,11 +71,21 @@ export async function postSignature(
   });
 }
 
-/** Follows redirects from `location` until one leaves the provider (the client's redirect_uri). */
-export async function followToClient(jar: CookieJar, from: URL, location: string, maxHops = 5): Promise<URL> {
+/**
+ * Follows redirects from `location` until one leaves the provider (the client's redirect_uri).
+ * `providerOrigins`: every origin that is the provider (replicas behind one issuer send the
+ * browser to the issuer's origin, whichever replica answered); by default `from`'s origin.
+ */
+export async function followToClient(
+  jar: CookieJar,
+  from: URL,
+  location: string,
+  maxHops = 5,
+  providerOrigins: string[] = [from.origin],
+): Promise<URL> {
   let url = new URL(location, from);
   for (let hop = 0; hop < maxHops; hop++) {
-    if (url.origin !== from.origin) return url;
+    if (!providerOrigins.includes(url.origin)) return url;
     const response = await request(jar, url);
     const next = response.headers.get('location');
     if (!next) throw new Error(`${url} answered ${response.status} without a redirect: ${(await response.text()).slice(0, 300)}`);

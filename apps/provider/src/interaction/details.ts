@@ -20,6 +20,8 @@ export type InteractionDetails = {
   uri: string;
   statement?: string;
   resources: [string];
+  /** host[:port] of the redirect URI: where the person lands after signing (the one thing about the client the provider knows for sure). */
+  redirectHost: string;
   chainIds: number[];
   /** The message's issuedAt must not be before this (the sign-in's start). */
   issuedAfter: string;
@@ -32,6 +34,14 @@ export type InteractionDetails = {
   prompt: string;
   /** Present when the page may offer WalletConnect. */
   walletConnectProjectId?: string;
+};
+
+const hostOf = (uri: string) => {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return uri;
+  }
 };
 
 /** The SIWE nonce of an interaction: the lowercase hex of the UTF-8 bytes of its uid. */
@@ -77,6 +87,7 @@ export function buildDetails(
     uri: config.origin,
     statement: statementFor(config, client.client_name),
     resources: [String(interaction.params.redirect_uri)],
+    redirectHost: hostOf(String(interaction.params.redirect_uri)),
     chainIds: config.chainIds,
     issuedAfter: new Date(interaction.iat * 1000).toISOString(),
     expiresAt: new Date(interaction.exp * 1000).toISOString(),

@@ -2,7 +2,7 @@
  * Every error the interaction endpoints answer, with its HTTP status, in one table (so the
  * two never drift apart). SIWE failures keep the library's stable types as their codes.
  */
-import type { SiweErrorType } from '@signet/siwe';
+import { type SiweErrorType, siweErrorStatus } from '@signet/siwe';
 
 export const INTERACTION_ERRORS = {
   /** The body is not JSON / form data, or lacks `message` or `signature`. */
@@ -31,9 +31,7 @@ export type InteractionErrorCode = keyof typeof INTERACTION_ERRORS | SiweErrorTy
 
 export function statusOf(code: InteractionErrorCode): number {
   if (code in INTERACTION_ERRORS) return INTERACTION_ERRORS[code as keyof typeof INTERACTION_ERRORS];
-  if (code === 'INVALID_SIGNATURE') return 401;
-  if (code === 'RPC_UNAVAILABLE') return 503;
-  return 400;
+  return siweErrorStatus(code as SiweErrorType);
 }
 
 export class InteractionError extends Error {

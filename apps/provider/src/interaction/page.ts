@@ -59,13 +59,25 @@ const siteOf = (client: InteractionClient | undefined, redirectUri?: string): st
   return undefined;
 };
 
-function clientHeader(client: InteractionClient, domain: string): Html {
+function clientHeader(client: InteractionClient, domain: string, redirectHost: string): Html {
   const name = client.client_name ?? client.client_id;
+  let claimedHost: string | undefined;
+  try {
+    claimedHost = client.client_uri ? new URL(client.client_uri).host : undefined;
+  } catch {
+    claimedHost = undefined;
+  }
   return html`<header class="who">
   <img class="logo" src="/logo/${encodeURIComponent(client.client_id)}" alt="" width="56" height="56">
   <div>
     <h1 id="title"><span class="client-name">${name}</span> wants you to sign in with Ethereum</h1>
-    <p class="muted">through <strong>${domain}</strong>${client.client_uri ? html` · <a href="${client.client_uri}" rel="noopener noreferrer" target="_blank">${new URL(client.client_uri).host}</a>` : ''}</p>
+    <p class="muted">through <strong>${domain}</strong>${client.client_uri && claimedHost ? html` · <a href="${client.client_uri}" rel="noopener noreferrer" target="_blank">${claimedHost}</a>` : ''}</p>
+    <p class="destination">After you sign, you will be sent to <strong class="redirect-host">${redirectHost}</strong></p>
+    ${
+      claimedHost && claimedHost !== redirectHost
+        ? html`<p class="warning" role="note">This site says it is <strong>${claimedHost}</strong>, but signing in sends you to <strong>${redirectHost}</strong>. Continue only if you trust ${redirectHost}.</p>`
+        : ''
+    }
   </div>
 </header>`;
 }
@@ -88,7 +100,7 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
   }
   const { client } = details;
   const body = html`<main class="card" aria-labelledby="title">
-  ${clientHeader(client, details.domain)}
+  ${clientHeader(client, details.domain, details.redirectHost)}
   <section aria-labelledby="asks">
     <h2 id="asks">${client.client_name ?? 'This site'} will receive</h2>
     <ul class="scopes">${details.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul>

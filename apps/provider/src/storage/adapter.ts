@@ -9,8 +9,12 @@ type Payload = Record<string, unknown> & {
   consumed?: number;
 };
 
-/** Extra time a record is kept after it expires, so an expired interaction can be told from an unknown one. */
-const RETENTION_AFTER_EXPIRY: Record<string, number> = { Interaction: 3600 };
+/**
+ * Extra time a record is kept after it expires, so an expired interaction can be told from an
+ * unknown one ("this sign-in expired, go back to <client>"): 10 minutes, no longer (interactions
+ * are created by unauthenticated requests, so what they cost in storage stays bounded).
+ */
+const RETENTION_AFTER_EXPIRY: Record<string, number> = { Interaction: 600 };
 
 const epoch = () => Math.floor(Date.now() / 1000);
 

@@ -1,16 +1,42 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { loadDatabase } from './sqlite-driver.ts';
 import type { Store } from './store.ts';
+
+/**
+ * The database holds the private signing key, cookie keys and the pairwise salt: only this
+ * user may read it. A directory the provider creates is 0700 and a new database 0600 (SQLite
+ * gives its -wal and -shm files the database's mode), whatever the umask. Existing files keep
+ * their mode (an operator may have chosen it), but one that others can read is reported.
+ */
+function prepareFile(path: string, warn: (message: string) => void) {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  else if (statSync(dir).mode & 0o007) {
+    warn(
+      `the directory ${dir} of the SQLite database is accessible to other users (mode ${(statSync(dir).mode & 0o777).toString(8)}); chmod 700 it`,
+    );
+  }
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  else if (statSync(path).mode & 0o077) {
+    warn(
+      `the SQLite database ${path} is readable by other users (mode ${(statSync(path).mode & 0o777).toString(8)}); it holds private keys: chmod 600 it`,
+    );
+  }
+}
 
 /**
  * The embedded default: one SQLite file (WAL mode), created on first start. Several
  * processes may open it (the CLI beside a running provider); writes that must be atomic run
  * in IMMEDIATE transactions. Expired rows are invisible at once and swept every minute.
  */
-export function createSqliteStore(path: string, options: { sweepIntervalMs?: number; now?: () => number } = {}): Store {
+export function createSqliteStore(
+  path: string,
+  options: { sweepIntervalMs?: number; now?: () => number; warn?: (message: string) => void } = {},
+): Store {
   const now = options.now ?? Date.now;
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') prepareFile(path, options.warn ?? (() => {}));
+  const Database = loadDatabase();
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -1,0 +1,58 @@
+/**
+ * The `signet` executable: one command for operators, running the built JavaScript with plain
+ * node (so signals reach the server process itself).
+ *
+ *   signet provider            start the provider (settings from the environment)
+ *   signet clients …           manage registered clients
+ *   signet keys …              list or rotate signing keys
+ *   signet --help | --version  answer without loading anything else
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const USAGE = `usage: signet <command> [options]
+
+commands:
+  provider        start the OpenID Connect provider (settings from the environment; see README)
+  clients …       add, list or remove registered clients   (signet clients --help)
+  keys …          list or rotate the signing keys          (signet keys --help)
+
+options:
+  --help          this text (also: signet <command> --help)
+  --version       the version of Signet`;
+
+const PROVIDER_USAGE = `usage: signet provider
+
+Starts the provider. Every setting comes from the environment (PORT, ISSUER, PROFILE,
+STORAGE_URL, …; README lists them all with their defaults). SIGTERM or SIGINT stops it
+gracefully: in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), storage is closed, exit 0.`;
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+export async function signetMain(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    process.exit(command === undefined ? 64 : 0);
+  }
+  if (command === '--version' || command === '-v') {
+    console.log(version());
+    process.exit(0);
+  }
+  if (command === 'provider') {
+    if (rest.includes('--help') || rest.includes('-h')) {
+      console.log(PROVIDER_USAGE);
+      process.exit(0);
+    }
+    const { runProvider } = await import('./server.ts');
+    await runProvider();
+    return;
+  }
+  const { cliMain } = await import('./cli.ts');
+  cliMain(argv);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await signetMain();

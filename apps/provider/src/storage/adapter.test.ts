@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { createOidcAdapter } from './adapter.ts';
+import { createMemoryStore } from './memory.ts';
+
+describe('oidc adapter retention', () => {
+  it('keeps an expired interaction only 10 more minutes (to tell "expired" from "unknown"), nothing else longer than its lifetime', async () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const store = createMemoryStore(() => now);
+    const Adapter = createOidcAdapter(store);
+    const interactions = new Adapter('Interaction');
+    const codes = new Adapter('AuthorizationCode');
+    await interactions.upsert('i1', { uid: 'i1', exp: now / 1000 + 600 }, 600);
+    await codes.upsert('c1', { exp: now / 1000 + 60 }, 60);
+    now += 61_000;
+    expect(await codes.find('c1')).toBeUndefined();
+    now += (600 - 61 + 599) * 1000;
+    expect(await interactions.find('i1')).toBeDefined();
+    now += 2000;
+    expect(await interactions.find('i1')).toBeUndefined();
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Client libraries people use: those that send the secret in the body (client_secret_post), and
+ * browser apps on the hosted profile that renew their session with a (rotating) refresh token.
+ */
+import { startTestProvider, TEST_REDIRECT_URI, walletSignIn } from '@signet/testkit';
+import * as oidc from 'openid-client';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
+
+const insecure = { execute: [oidc.allowInsecureRequests] };
+
+async function signIn(config: oidc.Configuration, scope: string) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: TEST_REDIRECT_URI,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: privateKeyToAccount(generatePrivateKey()) });
+  return oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+}
+
+describe('client authentication and refresh for the libraries people use', () => {
+  it('self-hosted accepts and advertises client_secret_post', async () => {
+    const provider = await startTestProvider();
+    try {
+      const discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
+      expect(discovery.token_endpoint_auth_methods_supported).toContain('client_secret_post');
+      const registered = await oidc.dynamicClientRegistration(
+        new URL(provider.url),
+        { redirect_uris: [TEST_REDIRECT_URI], token_endpoint_auth_method: 'client_secret_post' },
+        undefined,
+        insecure,
+      );
+      const metadata = registered.clientMetadata();
+      expect(metadata.client_secret).toEqual(expect.any(String));
+      const config = await oidc.discovery(
+        new URL(provider.url),
+        metadata.client_id,
+        metadata.client_secret as string,
+        oidc.ClientSecretPost(),
+        insecure,
+      );
+      const tokens = await signIn(config, 'openid');
+      expect(tokens.access_token).toBeTruthy();
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('hosted: a browser app registered for refresh_token gets one without offline_access, and it rotates', async () => {
+    const provider = await startTestProvider({ PROFILE: 'hosted' });
+    try {
+      const discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
+      expect(new Set(discovery.scopes_supported)).toEqual(new Set(['openid', 'profile']));
+      expect(discovery.grant_types_supported).toContain('refresh_token');
+      const registered = await oidc.dynamicClientRegistration(
+        new URL(provider.url),
+        {
+          redirect_uris: [TEST_REDIRECT_URI],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+        },
+        undefined,
+        insecure,
+      );
+      const config = await oidc.discovery(
+        new URL(provider.url),
+        registered.clientMetadata().client_id,
+        undefined,
+        oidc.None(),
+        insecure,
+      );
+      const tokens = await signIn(config, 'openid profile');
+      expect(tokens.refresh_token).toBeTruthy();
+      const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+      expect(refreshed.access_token).toBeTruthy();
+      expect(refreshed.refresh_token).toBeTruthy();
+      expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+      // Rotation: the old refresh token is spent.
+      await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({
+        error: 'invalid_grant',
+      });
+      // A client not registered for refresh_token gets none.
+      const plain = await oidc.dynamicClientRegistration(
+        new URL(provider.url),
+        { redirect_uris: [TEST_REDIRECT_URI], token_endpoint_auth_method: 'none' },
+        undefined,
+        insecure,
+      );
+      const plainConfig = await oidc.discovery(
+        new URL(provider.url),
+        plain.clientMetadata().client_id,
+        undefined,
+        oidc.None(),
+        insecure,
+      );
+      expect((await signIn(plainConfig, 'openid')).refresh_token).toBeUndefined();
+    } finally {
+      await provider.stop();
+    }
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * Hostile input, proven: random and mutated bodies, headers, paths and query strings against a
+ * running provider over real HTTP. Never a 5xx (storage is in memory here, so not even the
+ * documented 503s), never a crash (the server answers /health afterwards), and never a code, a
+ * token or a sign-in. Bounded in count and time.
+ */
+import {
+  anyText,
+  CookieJar,
+  contentType,
+  getDetails,
+  messageFor,
+  mutated,
+  pkceAuthorization,
+  printable,
+  registerPublicClient,
+  startInteraction,
+  startTestProvider,
+  type TestProvider,
+} from '@signet/testkit';
+import fc from 'fast-check';
+import type * as oidc from 'openid-client';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const RUNS = 250;
+describe('hostile input against the running provider', () => {
+  let provider: TestProvider;
+  let client: oidc.Configuration;
+  let authorizationQuery: string;
+  let validInteraction: { message: string; signature: string };
+  beforeAll(async () => {
+    provider = await startTestProvider();
+    client = await registerPublicClient(provider.url);
+    const { url } = await pkceAuthorization(client);
+    authorizationQuery = url.search.slice(1);
+    const account = privateKeyToAccount(generatePrivateKey());
+    const jar = new CookieJar();
+    const details = await getDetails(jar, await startInteraction(jar, url));
+    const message = messageFor(details, account.address);
+    validInteraction = { message, signature: await account.signMessage({ message }) };
+  });
+  afterAll(async () => {
+    const health = await fetch(`${provider.url}/health`);
+    expect(health.status).toBe(200);
+    await provider?.stop();
+  });
+
+  const send = async (path: string, init: RequestInit & { headers?: Record<string, string> }) => {
+    const response = await fetch(`${provider.url}${path}`, { redirect: 'manual', ...init });
+    const body = await response.text();
+    expect(response.status, `${init.method ?? 'GET'} ${path} → ${response.status} ${body.slice(0, 200)}`).toBeLessThan(500);
+    return { response, body };
+  };
+
+  it('GET /auth with random and mutated query strings and paths: never a code, never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          mutated(authorizationQuery),
+          fc.dictionary(printable, printable, { maxKeys: 8 }).map((d) => new URLSearchParams(d).toString()),
+          printable,
+        ),
+        fc.constantFrom('/auth', '/AUTH', '/auth/', '/auth/x', '/auth//'),
+        async (query, path) => {
+          const { response } = await send(`${path}?${query}`, {});
+          expect(response.headers.get('location') ?? '').not.toMatch(/[?&#]code=/);
+        },
+      ),
+      { numRuns: RUNS, interruptAfterTimeLimit: 15_000 },
+    );
+  });
+
+  it('POST /interaction/<uid> with random and mutated bodies and headers: never a 303 onward, never a 5xx', async () => {
+    const { url } = await pkceAuthorization(client);
+    const jar = new CookieJar();
+    const interactionUrl = await startInteraction(jar, url);
+    const cookie = jar.header(interactionUrl);
+    const valid = JSON.stringify(validInteraction);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(mutated(valid), anyText, mutated(new URLSearchParams(validInteraction).toString())),
+        contentType,
+        fc.boolean(),
+        async (body, type, withCookie) => {
+          const { response } = await send(interactionUrl.pathname, {
+            method: 'POST',
+            headers: { ...(type ? { 'content-type': type } : {}), ...(withCookie && cookie ? { cookie } : {}) },
+            body,
+          });
+          expect(response.status).not.toBe(303);
+        },
+      ),
+      { numRuns: RUNS, interruptAfterTimeLimit: 15_000 },
+    );
+  });
+
+  it('POST /reg with random and mutated bodies: a 201 only for a valid client, never a 5xx', async () => {
+    const valid = JSON.stringify({ redirect_uris: ['https://rp.example.com/cb'], client_name: 'Fuzz' });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(mutated(valid), anyText),
+        contentType,
+        fc.constantFrom('/reg', '/REG', '/reg/'),
+        async (body, type, path) => {
+          const { response, body: text } = await send(path, {
+            method: 'POST',
+            headers: type ? { 'content-type': type } : {},
+            body,
+          });
+          if (response.status === 201) {
+            const registered = JSON.parse(text) as { redirect_uris: string[] };
+            for (const uri of registered.redirect_uris)
+              expect(uri).toMatch(/^https:\/\/|^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/);
+          }
+        },
+      ),
+      { numRuns: RUNS, interruptAfterTimeLimit: 15_000 },
+    );
+  });
+
+  it('POST /token with random and mutated bodies and Authorization headers: never a token, never a 5xx', async () => {
+    const clientId = client.clientMetadata().client_id;
+    const valid = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: 'x'.repeat(43),
+      client_id: clientId,
+      redirect_uri: 'http://127.0.0.1:4999/callback',
+      code_verifier: 'v'.repeat(43),
+    }).toString();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(mutated(valid), anyText),
+        contentType,
+        fc.option(printable, { nil: undefined }),
+        async (body, type, auth) => {
+          const { response, body: text } = await send('/token', {
+            method: 'POST',
+            headers: { ...(type ? { 'content-type': type } : {}), ...(auth ? { authorization: `Basic ${auth}` } : {}) },
+            body,
+          });
+          expect(response.status).not.toBe(200);
+          expect(text).not.toContain('access_token');
+        },
+      ),
+      { numRuns: RUNS, interruptAfterTimeLimit: 15_000 },
+    );
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * Rate limits hold for every spelling of a route that oidc-provider serves: its router ignores
+ * the case of the path and one trailing slash, so the limiter keys on the route the same way.
+ */
+import { pkceAuthorization, registerPublicClient, startTestProvider, TEST_REDIRECT_URI } from '@signet/testkit';
+import { describe, expect, it } from 'vitest';
+
+const register = (base: string, path: string) =>
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [TEST_REDIRECT_URI] }),
+  });
+
+describe('rate limits and path variants', () => {
+  it('registration: /reg, /reg/, /REG and /Reg/ share one budget', async () => {
+    const provider = await startTestProvider({ RATE_LIMIT_REGISTRATION: '2' });
+    try {
+      expect((await register(provider.url, '/reg')).status).toBe(201);
+      expect((await register(provider.url, '/REG/')).status).toBe(201);
+      for (const variant of ['/reg', '/reg/', '/REG', '/Reg/']) {
+        const response = await register(provider.url, variant);
+        expect(response.status, variant).toBe(429);
+        expect(await response.json()).toMatchObject({ error: 'rate_limited' });
+      }
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('token: /token, /token/, /TOKEN share one budget', async () => {
+    const provider = await startTestProvider({ RATE_LIMIT_TOKEN: '2' });
+    try {
+      const post = (path: string) =>
+        fetch(`${provider.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=authorization_code&code=nope&client_id=nobody',
+        });
+      expect((await post('/token/')).status).toBe(401);
+      expect((await post('/TOKEN')).status).toBe(401);
+      for (const variant of ['/token', '/token/', '/TOKEN', '/Token/']) expect((await post(variant)).status, variant).toBe(429);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('authorization: GET /auth is limited per address (RATE_LIMIT_AUTHORIZATION), in every spelling', async () => {
+    const provider = await startTestProvider({ RATE_LIMIT_AUTHORIZATION: '3' });
+    try {
+      const client = await registerPublicClient(provider.url);
+      const { url } = await pkceAuthorization(client);
+      const get = (path: string) => fetch(`${provider.url}${path}${url.search}`, { redirect: 'manual' });
+      expect((await get('/auth')).status).toBe(303);
+      expect((await get('/AUTH')).status).toBe(303);
+      expect((await get('/auth/')).status).toBe(303);
+      const limited = await get('/Auth');
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await get('/auth')).status).toBe(429);
+    } finally {
+      await provider.stop();
+    }
+  });
+});

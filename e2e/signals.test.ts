@@ -1,0 +1,126 @@
+/**
+ * SIGTERM reaches the server, whichever documented way started it: the `signet` executable,
+ * `npm run provider`, and `npm start` (which forwards it to the provider and the client). Each
+ * exits 0 and leaves no process behind. Runs the built JavaScript (npm test builds first).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from './processes.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+
+async function waitForHealth(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+
+/** Whether a process with this pid still exists (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pids of a process's descendants, from /proc. */
+async function descendants(pid: number): Promise<number[]> {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const [child, ppid] of parents) {
+      if (ppid === parent) {
+        found.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+const baseEnv = (port: number) => ({
+  ...process.env,
+  PORT: String(port),
+  STORAGE_URL: 'memory:',
+  LOG_LEVEL: 'warn',
+  ISSUER: `http://localhost:${port}`,
+});
+
+describe('SIGTERM stops every documented way of running a server: exit 0, nothing left', () => {
+  it('the signet executable (node_modules/.bin/signet provider)', async () => {
+    const port = await freePort();
+    const child = spawn(join(ROOT, 'node_modules', '.bin', 'signet'), ['provider'], { env: baseEnv(port), stdio: 'ignore' });
+    const done = exited(child);
+    await waitForHealth(`http://127.0.0.1:${port}/health`);
+    const below = await descendants(child.pid as number);
+    child.kill('SIGTERM');
+    expect(await done).toEqual({ code: 0, signal: null });
+    for (const pid of below) expect(alive(pid), `pid ${pid}`).toBe(false);
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+  });
+
+  it('npm run provider: npm passes SIGTERM to the provider', async () => {
+    const port = await freePort();
+    const child = spawn('npm', ['run', 'provider'], { cwd: ROOT, env: baseEnv(port), stdio: 'ignore' });
+    const done = exited(child);
+    await waitForHealth(`http://127.0.0.1:${port}/health`);
+    const below = await descendants(child.pid as number);
+    expect(below.length).toBeGreaterThan(0);
+    child.kill('SIGTERM');
+    expect((await done).code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const pid of below) expect(alive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it('npm start: forwards SIGTERM to the provider and the client, and exits when they have', async () => {
+    const [providerPort, clientPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PROVIDER_PORT: String(providerPort),
+        CLIENT_PORT: String(clientPort),
+        SIGNET_DATA_DIR: mkdtempSync(join(tmpdir(), 'signet-start-')),
+        SIGNET_START_SKIP_BUILD: '1',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: 'ignore',
+    });
+    const done = exited(child);
+    await waitForHealth(`http://127.0.0.1:${providerPort}/health`);
+    await waitForHealth(`http://127.0.0.1:${clientPort}/`);
+    const below = await descendants(child.pid as number);
+    expect(below.length).toBeGreaterThanOrEqual(2);
+    child.kill('SIGTERM');
+    expect(await done).toEqual({ code: 0, signal: null });
+    for (const pid of below) expect(alive(pid), `pid ${pid}`).toBe(false);
+  });
+});
