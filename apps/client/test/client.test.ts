@@ -251,7 +251,7 @@ describe('reference client against the self-hosted provider', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const redirect = probe.config.redirectUri;
     await runCli(
-      ['clients', 'add', '--redirect-uri', redirect, '--name', 'Pre-registered', '--secret'],
+      ['clients', 'add', '--redirect-uri', redirect, '--name', 'Pre-registered', '--secret', '--json'],
       { STORAGE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' },
       (l) => out.push(l),
     );

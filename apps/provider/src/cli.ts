@@ -1,71 +1,160 @@
 /**
- * `npm run signet -- <command>` (or the `signet` bin): manage what lives in the provider's
- * storage, with the same settings as the server (STORAGE_URL, …).
+ * `signet clients …` and `signet keys …`: manage what lives in the provider's storage, with
+ * the same settings as the server (STORAGE_URL, …). The CLI opens storage and nothing else:
+ * it never builds the HTTP app, needs no built wallet page, and a command that only reads
+ * (`clients list`, `keys list`) creates nothing, not even the SQLite file.
  *
- *   clients add --redirect-uri <uri> [--redirect-uri …] [--name <name>] [--secret]
- *               [--post-logout-redirect-uri <uri>] [--logo-uri <uri>] [--client-uri <uri>] [--id <client_id>]
- *   clients list
- *   clients remove <client_id>
- *   keys list
- *   keys rotate
+ * Output is a readable table or key/value list; `--json` prints JSON for scripts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { exportJWK, generateKeyPair } from 'jose';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { listSigningKeys, RETIRED_KEY_RETENTION_MS, rotateSigningKeys } from './keys.ts';
 import { createLogger } from './logger.ts';
-import { createOidcAdapter } from './storage/index.ts';
+import { PROFILES } from './profiles.ts';
+import type { Store } from './storage/index.ts';
 
-const USAGE = `usage: signet <command>
-  clients add --redirect-uri <uri> [--redirect-uri <uri> …] [--name <name>] [--secret]
-              [--post-logout-redirect-uri <uri>] [--logo-uri <uri>] [--client-uri <uri>] [--id <client_id>]
-  clients list
-  clients remove <client_id>
-  keys list
-  keys rotate
-Settings come from the environment, as for the server (STORAGE_URL, …).`;
+type Out = (line: string) => void;
 
-export async function runCli(
-  argv: string[],
-  env: Record<string, string | undefined> = process.env,
-  out = console.log,
-): Promise<number> {
-  const [group, command, ...rest] = argv;
-  if (!group || group === 'help' || group === '--help') {
-    out(USAGE);
-    return group ? 0 : 64;
+// Storage and client code import oidc-provider (which warns on Node 20 at import): help and
+// command-line errors answer before any of it loads.
+const storage = () => import('./storage/index.ts');
+
+const JSON_OPTION = { json: { type: 'boolean', default: false } } as const;
+
+type Command = {
+  usage: string;
+  summary: string;
+  /** Reads only: on a SQLite file that does not exist yet, answers without creating it. */
+  readOnly?: boolean;
+  options: NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+  positionals?: boolean;
+  /** Checks the command line before settings or storage are touched. */
+  check?(values: CommandContext['values'], positionals: string[]): void;
+  run(context: CommandContext): Promise<void>;
+};
+
+type CommandContext = {
+  config: Config;
+  /** Undefined when a read-only command finds no storage yet. */
+  store: Store | undefined;
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  out: Out;
+};
+
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage?: string,
+  ) {
+    super(message);
   }
-  // Help never needs settings or storage.
-  if (argv.includes('--help') || argv.includes('-h')) {
-    out(USAGE);
-    return 0;
-  }
-  const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
-  const app = await buildApp(config, { logger: createLogger(config.logLevel), keyRefreshMs: 0 });
-  const { store } = app.services;
-  const Clients = new (createOidcAdapter(store))('Client');
+}
+
+/** Left-aligned columns with a header row; an empty list says so in words. */
+export function formatTable(rows: Record<string, unknown>[], columns: [key: string, title: string][], empty: string): string {
+  if (rows.length === 0) return empty;
+  const cell = (value: unknown) =>
+    value === undefined || value === null ? '-' : Array.isArray(value) ? value.join(' ') : String(value);
+  const body = rows.map((row) => columns.map(([key]) => cell(row[key])));
+  const widths = columns.map(([, title], i) => Math.max(title.length, ...body.map((cells) => (cells[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map(([, title]) => title)), ...body.map(line)].join('\n');
+}
+
+function formatPairs(pairs: [string, unknown][]): string {
+  const width = Math.max(...pairs.map(([k]) => k.length));
+  return pairs
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k.padEnd(width)}  ${Array.isArray(v) ? v.join(' ') : String(v)}`)
+    .join('\n');
+}
+
+const print = (out: Out, json: boolean, data: unknown, text: () => string) => out(json ? JSON.stringify(data, null, 2) : text());
+
+const CLIENT_PREFIX = 'oidc:Client:';
+
+async function storedClientIds(store: Store): Promise<string[]> {
+  return (await store.keys(CLIENT_PREFIX))
+    .filter((k) => !k.endsWith(':consumed'))
+    .map((k) => k.slice(CLIENT_PREFIX.length))
+    .sort();
+}
+
+/**
+ * Checks client metadata exactly as registration does, with an oidc-provider instance that
+ * signs nothing: an ephemeral key, no cookies, no routes. Returns the normalised metadata.
+ */
+async function validateClient(config: Config, store: Store, metadata: Record<string, unknown>) {
+  // Loaded here: oidc-provider is the heaviest import, and only this command needs it.
+  const { createProvider } = await import('./oidc.ts');
+  const { privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+  const provider = createProvider({
+    config: { ...config, staticClients: [] },
+    store,
+    logger: createLogger('silent'),
+    jwks: { keys: [{ ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig' }] },
+    cookieKeys: [randomBytes(32).toString('base64url')],
+    pairwiseSalt: randomBytes(32).toString('base64url'),
+    pageHeaders: () => {},
+  });
+  const Client = provider.Client as unknown as new (m: unknown) => { metadata(): Record<string, unknown> };
   try {
-    if (group === 'clients' && command === 'add') {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          'redirect-uri': { type: 'string', multiple: true },
-          'post-logout-redirect-uri': { type: 'string', multiple: true },
-          name: { type: 'string' },
-          'logo-uri': { type: 'string' },
-          'client-uri': { type: 'string' },
-          secret: { type: 'boolean', default: false },
-          id: { type: 'string' },
-        },
-      });
-      if (!values['redirect-uri']?.length) throw new UsageError('clients add needs at least one --redirect-uri');
+    return new Client(metadata).metadata();
+  } catch (error) {
+    throw new UsageError(
+      `invalid client: ${(error as { error_description?: string }).error_description ?? (error as Error).message}`,
+    );
+  }
+}
+
+const COMMANDS: Record<string, Command> = {
+  'clients add': {
+    summary: 'register a client in storage (validated as a registration would be)',
+    usage: `usage: signet clients add --redirect-uri <uri> [options]
+
+  --redirect-uri <uri>              a redirect URI (repeat for more; at least one)
+  --post-logout-redirect-uri <uri>  where logout may return (repeatable)
+  --name <name>                     client_name, shown on the wallet page
+  --logo-uri <uri>                  logo_uri (fetched and served by the provider)
+  --client-uri <uri>                client_uri, the client's home page
+  --secret                          a confidential client: generate a client secret
+                                    (client_secret_basic); without it a public client (none)
+  --id <client_id>                  choose the client_id (default: a random UUID)
+  --json                            print JSON
+
+The client secret is printed once and never again: store it now.`,
+    options: {
+      'redirect-uri': { type: 'string', multiple: true },
+      'post-logout-redirect-uri': { type: 'string', multiple: true },
+      name: { type: 'string' },
+      'logo-uri': { type: 'string' },
+      'client-uri': { type: 'string' },
+      secret: { type: 'boolean', default: false },
+      id: { type: 'string' },
+      ...JSON_OPTION,
+    },
+    check(values) {
+      if (!(values['redirect-uri'] as string[] | undefined)?.length)
+        throw new UsageError('clients add needs at least one --redirect-uri', usageOf('clients add'));
+    },
+    async run({ config, store, values, out }) {
+      if (!store) throw new Error('no storage');
+      const redirectUris = values['redirect-uri'] as string[];
       const secret = values.secret ? randomBytes(48).toString('base64url') : undefined;
+      const clientId = (values.id as string | undefined) ?? randomUUID();
       const metadata = Object.fromEntries(
         Object.entries({
-          client_id: values.id ?? randomUUID(),
+          client_id: clientId,
           client_name: values.name,
-          redirect_uris: values['redirect-uri'],
+          redirect_uris: redirectUris,
           post_logout_redirect_uris: values['post-logout-redirect-uri'],
           logo_uri: values['logo-uri'],
           client_uri: values['client-uri'],
@@ -74,108 +163,242 @@ export async function runCli(
           client_id_issued_at: Math.floor(Date.now() / 1000),
         }).filter(([, v]) => v !== undefined),
       );
-      if (await Clients.find(String(metadata.client_id))) throw new UsageError(`client ${metadata.client_id} already exists`);
-      const provider = app.provider();
-      let client: { metadata(): Record<string, unknown> };
-      try {
-        client = new (provider.Client as unknown as new (m: unknown) => { metadata(): Record<string, unknown> })(metadata);
-      } catch (error) {
-        throw new UsageError(
-          `invalid client: ${(error as { error_description?: string }).error_description ?? (error as Error).message}`,
-        );
-      }
-      await Clients.upsert(String(metadata.client_id), client.metadata());
-      out(
-        JSON.stringify(
-          { client_id: metadata.client_id, ...(secret ? { client_secret: secret } : {}), redirect_uris: metadata.redirect_uris },
-          null,
-          2,
-        ),
+      const Clients = new ((await storage()).createOidcAdapter(store))('Client');
+      if (config.staticClients.some((m) => m.client_id === clientId) || (await Clients.find(clientId)))
+        throw new UsageError(`client ${clientId} already exists`);
+      await Clients.upsert(clientId, await validateClient(config, store, metadata));
+      const result = { client_id: clientId, ...(secret ? { client_secret: secret } : {}), redirect_uris: redirectUris };
+      print(out, values.json === true, result, () =>
+        [
+          formatPairs([
+            ['client_id', clientId],
+            ['client_secret', secret],
+            ['auth', metadata.token_endpoint_auth_method],
+            ['redirect_uris', redirectUris],
+          ]),
+          ...(secret ? ['', 'The client secret is shown once: store it now.'] : []),
+        ].join('\n'),
       );
-      return 0;
-    }
-    if (group === 'clients' && command === 'list') {
-      const ids = (await store.keys('oidc:Client:'))
-        .filter((k) => !k.endsWith(':consumed'))
-        .map((k) => k.slice('oidc:Client:'.length));
-      const rows = [];
-      for (const id of ids.sort()) {
-        const m = (await Clients.find(id)) as Record<string, unknown> | undefined;
-        if (m)
-          rows.push({
-            client_id: id,
-            source: 'storage',
-            client_name: m.client_name,
-            redirect_uris: m.redirect_uris,
-            auth: m.token_endpoint_auth_method,
-          });
+    },
+  },
+  'clients list': {
+    summary: 'list the clients in storage and in CLIENTS_FILE',
+    usage: `usage: signet clients list [--json]
+
+Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are never shown.`,
+    readOnly: true,
+    options: { ...JSON_OPTION },
+    async run({ config, store, values, out }) {
+      const rows: Record<string, unknown>[] = [];
+      if (store) {
+        const Clients = new ((await storage()).createOidcAdapter(store))('Client');
+        for (const id of await storedClientIds(store)) {
+          const m = (await Clients.find(id)) as Record<string, unknown> | undefined;
+          if (m)
+            rows.push({
+              client_id: id,
+              source: 'storage',
+              client_name: m.client_name,
+              redirect_uris: m.redirect_uris,
+              auth: m.token_endpoint_auth_method,
+            });
+        }
       }
+      const { withAuthMethodDefault } = await import('./clients.ts');
+      const profileDefault = PROFILES[config.profile].defaultClientAuthMethod;
       for (const m of config.staticClients) {
         rows.push({
           client_id: m.client_id,
           source: 'CLIENTS_FILE',
           client_name: m.client_name,
           redirect_uris: m.redirect_uris,
-          auth: m.token_endpoint_auth_method,
+          auth: withAuthMethodDefault(m, profileDefault).token_endpoint_auth_method,
         });
       }
-      out(JSON.stringify(rows, null, 2));
-      return 0;
-    }
-    if (group === 'clients' && command === 'remove') {
-      const id = rest[0];
-      if (!id) throw new UsageError('clients remove needs a client_id');
-      if (config.staticClients.some((m) => m.client_id === id))
-        throw new UsageError(`${id} comes from CLIENTS_FILE; remove it there`);
-      if (!(await Clients.find(id))) throw new UsageError(`no client ${id} in storage`);
-      await Clients.destroy(id);
-      out(`removed ${id}`);
-      return 0;
-    }
-    if (group === 'keys' && command === 'list') {
-      const keys = await listSigningKeys(store);
-      out(
-        JSON.stringify(
-          keys.map((k) => ({
-            kid: k.kid,
-            alg: k.alg,
-            created: new Date(k.createdAt).toISOString(),
-            status: k.retiredAt === undefined ? 'signing' : 'retired (published for verification)',
-            ...(k.retiredAt === undefined
-              ? {}
-              : { unpublished_after: new Date(k.retiredAt + RETIRED_KEY_RETENTION_MS).toISOString() }),
-          })),
-          null,
-          2,
+      print(out, values.json === true, rows, () =>
+        formatTable(
+          rows,
+          [
+            ['client_id', 'CLIENT_ID'],
+            ['source', 'SOURCE'],
+            ['auth', 'AUTH'],
+            ['client_name', 'NAME'],
+            ['redirect_uris', 'REDIRECT_URIS'],
+          ],
+          'no clients',
         ),
       );
-      return 0;
-    }
-    if (group === 'keys' && command === 'rotate') {
+    },
+  },
+  'clients remove': {
+    summary: 'remove a client from storage',
+    usage: `usage: signet clients remove <client_id> [--json]
+
+Removes a registered client. Clients from CLIENTS_FILE are removed by editing that file.`,
+    options: { ...JSON_OPTION },
+    positionals: true,
+    check(_values, positionals) {
+      if (positionals.length !== 1) throw new UsageError('clients remove needs one client_id', usageOf('clients remove'));
+    },
+    async run({ config, store, values, positionals, out }) {
+      if (!store) throw new Error('no storage');
+      const id = positionals[0] as string;
+      if (config.staticClients.some((m) => m.client_id === id))
+        throw new UsageError(`${id} comes from CLIENTS_FILE; remove it there`);
+      const Clients = new ((await storage()).createOidcAdapter(store))('Client');
+      if (!(await Clients.find(id))) throw new UsageError(`no client ${id} in storage`);
+      await Clients.destroy(id);
+      print(out, values.json === true, { removed: id }, () => `removed ${id}`);
+    },
+  },
+  'keys list': {
+    summary: 'list the signing keys and their status',
+    usage: `usage: signet keys list [--json]
+
+The signing key and the retired keys still published for verification (private parts are never shown).`,
+    readOnly: true,
+    options: { ...JSON_OPTION },
+    async run({ store, values, out }) {
+      const keys = store ? await listSigningKeys(store) : [];
+      const rows = keys.map((k) => ({
+        kid: k.kid,
+        alg: k.alg,
+        created: new Date(k.createdAt).toISOString(),
+        status: k.retiredAt === undefined ? 'signing' : 'retired (published for verification)',
+        ...(k.retiredAt === undefined
+          ? {}
+          : { unpublished_after: new Date(k.retiredAt + RETIRED_KEY_RETENTION_MS).toISOString() }),
+      }));
+      print(out, values.json === true, rows, () =>
+        formatTable(
+          rows,
+          [
+            ['kid', 'KID'],
+            ['alg', 'ALG'],
+            ['created', 'CREATED'],
+            ['status', 'STATUS'],
+            ['unpublished_after', 'UNPUBLISHED_AFTER'],
+          ],
+          'no signing keys yet (the provider creates one when it first starts)',
+        ),
+      );
+    },
+  },
+  'keys rotate': {
+    summary: 'make a new signing key; the old one stays published for an hour',
+    usage: `usage: signet keys rotate [--json]
+
+Creates a new signing key. The previous key is retired but stays in the key set long enough for
+everything it signed to expire. Running providers switch to the new key within 30 seconds.`,
+    options: { ...JSON_OPTION },
+    async run({ store, values, out }) {
+      if (!store) throw new Error('no storage');
       const { added, retired, dropped } = await rotateSigningKeys(store);
-      out(JSON.stringify({ signing: added.kid, retired, dropped }, null, 2));
-      out('Running providers switch to the new key within 30 seconds.');
-      return 0;
+      print(out, values.json === true, { signing: added.kid, retired, dropped }, () =>
+        [
+          formatPairs([
+            ['signing', added.kid],
+            ['retired', retired.length ? retired : '-'],
+            ['dropped', dropped.length ? dropped : '-'],
+          ]),
+          '',
+          'Running providers switch to the new key within 30 seconds.',
+        ].join('\n'),
+      );
+    },
+  },
+};
+
+const usageOf = (name: string) => COMMANDS[name]?.usage;
+
+const GROUPS = ['clients', 'keys'] as const;
+
+function groupUsage(group: string): string {
+  const lines = Object.entries(COMMANDS)
+    .filter(([name]) => name.startsWith(`${group} `))
+    .map(([name, c]) => `  ${name.padEnd(16)} ${c.summary}`);
+  return `usage: signet ${group} <command> [options]\n\n${lines.join('\n')}\n\nsignet ${group} <command> --help describes one. Settings come from the environment, as for the server (STORAGE_URL, …).`;
+}
+
+export const USAGE = `usage: signet clients|keys <command> [options]\n\n${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(16)} ${c.summary}`)
+  .join('\n')}\n\nsignet <group> <command> --help describes one. Settings come from the environment (STORAGE_URL, …).`;
+
+/**
+ * Runs one CLI command. Returns the exit status for help and success; throws UsageError for a
+ * bad command line and ConfigError for a bad setting.
+ */
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+  out: Out = console.log,
+): Promise<number> {
+  const [group, name, ...rest] = argv;
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (!group || group === 'help' || group === '--help' || group === '-h') {
+    out(USAGE);
+    return group ? 0 : 64;
+  }
+  if (!(GROUPS as readonly string[]).includes(group)) throw new UsageError(`unknown command: ${group}`, USAGE);
+  const command = name === undefined || name.startsWith('-') ? undefined : COMMANDS[`${group} ${name}`];
+  if (!command) {
+    if (wantsHelp || name === undefined) {
+      out(groupUsage(group));
+      return wantsHelp ? 0 : 64;
     }
-    throw new UsageError(`unknown command: ${[group, command].filter(Boolean).join(' ')}`);
+    throw new UsageError(`unknown command: ${group} ${name}`, groupUsage(group));
+  }
+  // Help never needs settings or storage.
+  if (wantsHelp) {
+    out(command.usage);
+    return 0;
+  }
+  let parsed: { values: CommandContext['values']; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: command.positionals === true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message, command.usage);
+  }
+  command.check?.(parsed.values, parsed.positionals);
+  const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+  if (config.storage.kind === 'memory')
+    throw new UsageError('the CLI needs the storage a provider uses: set STORAGE_URL to sqlite:<path> or redis://…');
+  const absent = config.storage.kind === 'sqlite' && !existsSync(config.storage.path);
+  // Writing commands create the database, as the provider would on its first start.
+  const store =
+    absent && command.readOnly
+      ? undefined
+      : (await storage()).createStore(config, { warn: (m) => console.error(`signet: ${m}`) });
+  try {
+    if (store) {
+      try {
+        await store.ping();
+      } catch (error) {
+        throw new ConfigError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
+      }
+    }
+    await command.run({ config, store, values: parsed.values, positionals: parsed.positionals, out });
+    return 0;
   } finally {
-    await app.close();
+    await store?.close();
   }
 }
 
-class UsageError extends Error {}
-
-/** Runs the CLI with process.argv and exits with its status. */
+/** Runs the CLI with process.argv and exits with its status: 64 for usage, 78 for settings. */
 export function cliMain(argv = process.argv.slice(2)): void {
   runCli(argv).then(
     (code) => process.exit(code),
     (error) => {
-      if (error instanceof UsageError || error instanceof ConfigError) {
+      if (error instanceof UsageError) {
         console.error(`signet: ${error.message}`);
-        if (error instanceof UsageError) console.error(USAGE);
-        process.exit(error instanceof ConfigError ? 78 : 64);
+        if (error.usage) console.error(`\n${error.usage}`);
+        process.exit(64);
       }
-      console.error(error);
+      if (error instanceof ConfigError) {
+        console.error(`signet: invalid setting: ${error.message}`);
+        process.exit(78);
+      }
+      console.error(`signet: ${(error as Error).stack ?? error}`);
       process.exit(1);
     },
   );

@@ -60,7 +60,8 @@ export async function rotateSigningKeys(
   store: Store,
   now = Date.now(),
 ): Promise<{ added: SigningKey; retired: string[]; dropped: string[] }> {
-  const keys = await ensureSigningKeys(store, now);
+  // On an empty store the new key is simply the first one: nothing to retire.
+  const keys = await listSigningKeys(store);
   const added = await generateSigningKey(now);
   const retired: string[] = [];
   const kept = keys.flatMap((key) => {

@@ -73,7 +73,7 @@ describe('signing key rotation', () => {
 
       const lines: string[] = [];
       expect(
-        await runCli(['keys', 'rotate'], { STORAGE_URL: `sqlite:${file}`, ISSUER: provider.url, LOG_LEVEL: 'silent' }, (l) =>
+        await runCli(['keys', 'rotate', '--json'], { STORAGE_URL: `sqlite:${file}`, ISSUER: provider.url, LOG_LEVEL: 'silent' }, (l) =>
           lines.push(l),
         ),
       ).toBe(0);
@@ -162,7 +162,7 @@ describe('pre-registered clients (CLIENTS_FILE) and the CLI', () => {
     const env = { STORAGE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' };
     const out: string[] = [];
     const print = (line: string) => out.push(line);
-    expect(await runCli(['clients', 'add', '--redirect-uri', REDIRECT_URI, '--name', 'CLI RP', '--secret'], env, print)).toBe(0);
+    expect(await runCli(['clients', 'add', '--redirect-uri', REDIRECT_URI, '--name', 'CLI RP', '--secret', '--json'], env, print)).toBe(0);
     const added = JSON.parse(out.pop() as string);
     expect(added.client_secret).toEqual(expect.any(String));
     await expect(runCli(['clients', 'add', '--redirect-uri', 'http://public.example/cb'], env, print)).rejects.toThrow(
@@ -186,12 +186,12 @@ describe('pre-registered clients (CLIENTS_FILE) and the CLI', () => {
       await provider.stop();
     }
 
-    expect(await runCli(['clients', 'list'], env, print)).toBe(0);
+    expect(await runCli(['clients', 'list', '--json'], env, print)).toBe(0);
     expect(JSON.parse(out.pop() as string)).toEqual([
       expect.objectContaining({ client_id: added.client_id, client_name: 'CLI RP', auth: 'client_secret_basic' }),
     ]);
     expect(await runCli(['clients', 'remove', added.client_id], env, print)).toBe(0);
-    expect(await runCli(['clients', 'list'], env, print)).toBe(0);
+    expect(await runCli(['clients', 'list', '--json'], env, print)).toBe(0);
     expect(JSON.parse(out.pop() as string)).toEqual([]);
   });
 });

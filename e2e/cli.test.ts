@@ -1,0 +1,137 @@
+/**
+ * The operator's `signet` executable, run as README tells operators to run it
+ * (node_modules/.bin/signet, the built JavaScript): help everywhere, tables for people and
+ * --json for scripts, exit statuses, and read-only commands that create nothing.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SIGNET = join(import.meta.dirname, '..', 'node_modules', '.bin', 'signet');
+
+function signet(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(SIGNET, args, {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+    timeout: 30_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const tempDb = () => join(mkdtempSync(join(tmpdir(), 'signet-cli-')), 'signet.db');
+
+describe('signet (the operator CLI)', () => {
+  it('answers --help for every command without reading settings or storage', () => {
+    // A setting that would stop any real command: help must not read it.
+    const env = { STORAGE_URL: 'nonsense:', PROFILE: 'nope' };
+    const cases: [string[], RegExp][] = [
+      [['--help'], /usage: signet <command>/],
+      [['provider', '--help'], /usage: signet provider/],
+      [['clients', '--help'], /clients add +register a client/],
+      [['clients', 'add', '--help'], /--redirect-uri <uri>/],
+      [['clients', 'list', '--help'], /usage: signet clients list/],
+      [['clients', 'remove', '--help'], /usage: signet clients remove <client_id>/],
+      [['keys', '--help'], /keys rotate +make a new signing key/],
+      [['keys', 'list', '--help'], /usage: signet keys list/],
+      [['keys', 'rotate', '-h'], /usage: signet keys rotate/],
+    ];
+    for (const [args, expected] of cases) {
+      const { status, stdout, stderr } = signet(args, env);
+      expect({ args, status, stderr }).toEqual({ args, status: 0, stderr: '' });
+      expect(stdout).toMatch(expected);
+    }
+    const version = signet(['--version']);
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('reports a bad command line in one line plus the usage (exit 64), never a stack trace', () => {
+    for (const args of [
+      ['clients', 'add', '--bogus'],
+      ['clients', 'add'],
+      ['clients', 'frobnicate'],
+      ['nope'],
+      ['clients', 'remove'],
+    ]) {
+      const { status, stderr } = signet(args, { STORAGE_URL: `sqlite:${tempDb()}` });
+      expect({ args, status }).toEqual({ args, status: 64 });
+      expect(stderr).toMatch(/^signet: /);
+      expect(stderr).toMatch(/usage: signet/);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    }
+    const bad = signet(['clients', 'list'], { STORAGE_URL: 'nonsense:' });
+    expect(bad.status).toBe(78);
+    expect(bad.stderr).toMatch(/STORAGE_URL/);
+    const memory = signet(['clients', 'list'], { STORAGE_URL: 'memory:' });
+    expect(memory.status).toBe(64);
+    expect(memory.stderr).toMatch(/STORAGE_URL to sqlite:/);
+  });
+
+  it('read-only commands on an empty store create nothing: no database, no keys', () => {
+    const db = tempDb();
+    const env = { STORAGE_URL: `sqlite:${db}` };
+    expect(signet(['clients', 'list'], env)).toMatchObject({ status: 0, stdout: 'no clients\n' });
+    expect(signet(['keys', 'list'], env)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^no signing keys yet/) });
+    expect(signet(['clients', 'list', '--json'], env)).toMatchObject({ status: 0, stdout: '[]\n' });
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('prints tables for people and JSON for scripts; add, list, remove and rotate round-trip', () => {
+    const db = tempDb();
+    const env = { STORAGE_URL: `sqlite:${db}` };
+    const added = signet(
+      ['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--name', 'Table RP', '--secret', '--id', 'table-rp'],
+      env,
+    );
+    expect(added.status).toBe(0);
+    expect(added.stdout).toMatch(/^client_id +table-rp$/m);
+    expect(added.stdout).toMatch(/^client_secret +[\w-]{40,}$/m);
+    expect(added.stdout).toMatch(/shown once/);
+    // Invalid metadata is refused as a registration would be, and nothing is stored.
+    const refused = signet(['clients', 'add', '--redirect-uri', 'http://public.example/cb', '--id', 'bad'], env);
+    expect(refused.status).toBe(64);
+    expect(refused.stderr).toMatch(/invalid client: .*redirect_uris/);
+    const duplicate = signet(['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--id', 'table-rp'], env);
+    expect(duplicate.status).toBe(64);
+    expect(duplicate.stderr).toMatch(/already exists/);
+
+    const table = signet(['clients', 'list'], env);
+    expect(table.status).toBe(0);
+    const [header, row, ...more] = table.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^CLIENT_ID +SOURCE +AUTH +NAME +REDIRECT_URIS$/);
+    expect(row).toMatch(/^table-rp +storage +client_secret_basic +Table RP +https:\/\/rp\.example\/cb$/);
+    expect(more).toEqual([]);
+    expect(table.stdout).not.toMatch(/client_secret[^_]/);
+    const json = JSON.parse(signet(['clients', 'list', '--json'], env).stdout);
+    expect(json).toEqual([
+      {
+        client_id: 'table-rp',
+        source: 'storage',
+        client_name: 'Table RP',
+        redirect_uris: ['https://rp.example/cb'],
+        auth: 'client_secret_basic',
+      },
+    ]);
+
+    const rotated = JSON.parse(signet(['keys', 'rotate', '--json'], env).stdout);
+    expect(rotated).toEqual({ signing: expect.any(String), retired: [], dropped: [] });
+    const again = JSON.parse(signet(['keys', 'rotate', '--json'], env).stdout);
+    expect(again.retired).toEqual([rotated.signing]);
+    const keys = signet(['keys', 'list'], env).stdout.trimEnd().split('\n');
+    expect(keys[0]).toMatch(/^KID +ALG +CREATED +STATUS +UNPUBLISHED_AFTER$/);
+    expect(keys[1]).toMatch(new RegExp(`^${again.signing} +RS256 +\\S+ +signing +-$`));
+    expect(keys[2]).toMatch(new RegExp(`^${rotated.signing} +RS256 +\\S+ +retired`));
+
+    expect(signet(['clients', 'remove', 'table-rp', '--json'], env)).toMatchObject({
+      status: 0,
+      stdout: '{\n  "removed": "table-rp"\n}\n',
+    });
+    expect(signet(['clients', 'remove', 'table-rp'], env)).toMatchObject({
+      status: 64,
+      stderr: expect.stringMatching(/no client table-rp/),
+    });
+    expect(signet(['clients', 'list'], env).stdout).toBe('no clients\n');
+  });
+});
