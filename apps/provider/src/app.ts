@@ -9,6 +9,7 @@ import { createChainRegistry } from '@signet/siwe';
 import parseBody from 'co-body';
 import type { Context, Next } from 'koa';
 import type { Provider } from 'oidc-provider';
+import { accessLog, routeLabel } from './access-log.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import { type Config, ConfigError } from './config.ts';
 import { createEnsResolver } from './ens.ts';
@@ -57,7 +58,7 @@ async function validateStaticClients(provider: Provider, config: Config) {
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   if (config.storage.kind === 'memory') {
     logger.warn('STORAGE_URL=memory: everything is lost when this process stops; use it for tests only');
   }
@@ -163,19 +164,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
 const DISCOVERY_ROUTE = routeKey('/.well-known/openid-configuration');
 
-/** A bounded metrics label for a request: oidc-provider's route name, else the first path segment. */
-function routeLabel(ctx: Context): string {
-  const route = (ctx as unknown as { oidc?: { route?: string } }).oidc?.route;
-  if (route) return route;
-  const first = /^\/([a-z-]+)(?:\/|$)/i.exec(ctx.path)?.[1]?.toLowerCase();
-  return first && ['interaction', 'logo', 'health', 'legal'].includes(first) ? first : 'other';
-}
-
 /** Signet's routes and middleware on an oidc-provider instance (itself a Koa app). */
 function mount(provider: Provider, services: Services) {
   const { config, logger, metrics, security, limits } = services;
   const profile = PROFILES[config.profile];
 
+  provider.use(accessLog(logger, { trustProxy: config.trustProxy }));
   provider.use(pinIssuerOrigin(config.baseUrl));
 
   // Storage outages and rate limits: a clear 503 / 429, never a hang or a bare 500. Errors

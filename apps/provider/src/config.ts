@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { bool, chainIds, type Env, httpUrl, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
 import { rpcUrlsFromSettings } from '@signet/siwe';
 import { z } from 'zod';
+import { type LogFormat, resolveLogFormat } from './logger.ts';
 
 export type Profile = 'self-hosted' | 'hosted';
 
@@ -92,6 +93,7 @@ const schema = {
   TRUST_PROXY: bool(),
   ALLOW_PRIVATE_FETCH: bool(),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  LOG_FORMAT: oneOf(['auto', 'json', 'pretty'] as const, 'auto'),
   INTERACTION_BODY_LIMIT: int(1024, 1024 * 1024, 32 * 1024),
   SIWE_STATEMENT: optionalText.transform((value, ctx) => {
     if (value !== undefined && !/^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= {}]*$/.test(value)) {
@@ -157,6 +159,8 @@ export type Config = {
   /** Let oidc-provider fetch client jwks_uri / sector_identifier_uri on private and loopback addresses. */
   allowPrivateFetch: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** json, or pretty (LOG_FORMAT=auto: pretty on a terminal outside production). */
+  logFormat: LogFormat;
   interactionBodyLimit: number;
   statement?: string;
   registrationToken?: string;
@@ -244,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: s.TRUST_PROXY,
     allowPrivateFetch: s.ALLOW_PRIVATE_FETCH,
     logLevel: s.LOG_LEVEL,
+    logFormat: resolveLogFormat(s.LOG_FORMAT, process.stdout.isTTY === true, env.NODE_ENV),
     interactionBodyLimit: s.INTERACTION_BODY_LIMIT,
     statement: s.SIWE_STATEMENT,
     registrationToken: s.REGISTRATION_TOKEN,

@@ -1,12 +1,37 @@
+import { createRequire } from 'node:module';
 import pino from 'pino';
 
 export type Logger = pino.Logger;
+export type LogFormat = 'json' | 'pretty';
 
 /**
- * JSON logs (pino). Credentials never reach a log line: authorization headers, cookies,
- * client secrets, tokens and signatures are redacted wherever they appear.
+ * LOG_FORMAT=auto: readable, coloured lines when stdout is a terminal outside production (a
+ * developer watching), JSON otherwise (a process manager or log collector reading).
  */
-export function createLogger(level: pino.LevelWithSilent = 'info', destination?: pino.DestinationStream): Logger {
+export function resolveLogFormat(
+  setting: 'auto' | LogFormat,
+  isTerminal = process.stdout.isTTY === true,
+  nodeEnv = process.env.NODE_ENV,
+): LogFormat {
+  if (setting !== 'auto') return setting;
+  return isTerminal && nodeEnv !== 'production' ? 'pretty' : 'json';
+}
+
+/** pino-pretty as a synchronous stream in this process (no worker thread), loaded only when used. */
+function prettyStream(): pino.DestinationStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (options: Record<string, unknown>) => pino.DestinationStream;
+  return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+}
+
+/**
+ * pino logs. Credentials never reach a log line: authorization headers, cookies, client
+ * secrets, tokens and signatures are redacted wherever they appear.
+ */
+export function createLogger(
+  level: pino.LevelWithSilent = 'info',
+  destination?: pino.DestinationStream,
+  format: LogFormat = 'json',
+): Logger {
   return pino(
     {
       level,
@@ -29,6 +54,6 @@ export function createLogger(level: pino.LevelWithSilent = 'info', destination?:
         censor: '[redacted]',
       },
     },
-    destination,
+    destination ?? (format === 'pretty' ? prettyStream() : undefined),
   );
 }

@@ -10,7 +10,10 @@ import { createLogger, type Logger } from './logger.ts';
 
 export type RunningProvider = { app: App; server: Server; url: string; stop(): Promise<void> };
 
-export async function startProvider(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningProvider> {
+export async function startProvider(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel, undefined, config.logFormat),
+): Promise<RunningProvider> {
   const app = await buildApp(config, { logger });
   const server = createServer(app.handler);
   server.keepAliveTimeout = 5_000;
@@ -53,7 +56,7 @@ export async function runProvider(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
   let running: RunningProvider;
   try {
     running = await startProvider(config, logger);
