@@ -6,10 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pageSize } from './page-size.ts';
+import { processFootprint } from './process.ts';
 import { type Section, toConsole, toMarkdown } from './report.ts';
 import { siweVerify } from './siwe-verify.ts';
 
-const benchmarks: (() => Promise<Section>)[] = [siweVerify, pageSize];
+const benchmarks: (() => Promise<Section>)[] = [siweVerify, pageSize, processFootprint];
 
 const sections: Section[] = [];
 for (const benchmark of benchmarks) sections.push(await benchmark());

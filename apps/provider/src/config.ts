@@ -120,6 +120,9 @@ const schema = {
   RATE_LIMIT_FAIL_OPEN: bool(),
 };
 
+/** Every environment variable the provider reads (README and .env.example list each one). */
+export const SETTING_NAMES: readonly string[] = [...Object.keys(schema), 'ETH_RPC_URL', 'RPC_URLS'];
+
 /** An operator-supplied legal text: HTML (trusted, from the operator's file) or plain text. */
 export type LegalText = { format: 'html' | 'text'; content: string };
 

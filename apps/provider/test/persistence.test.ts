@@ -73,8 +73,10 @@ describe('signing key rotation', () => {
 
       const lines: string[] = [];
       expect(
-        await runCli(['keys', 'rotate', '--json'], { STORAGE_URL: `sqlite:${file}`, ISSUER: provider.url, LOG_LEVEL: 'silent' }, (l) =>
-          lines.push(l),
+        await runCli(
+          ['keys', 'rotate', '--json'],
+          { STORAGE_URL: `sqlite:${file}`, ISSUER: provider.url, LOG_LEVEL: 'silent' },
+          (l) => lines.push(l),
         ),
       ).toBe(0);
       const { signing, retired } = JSON.parse(lines[0] as string);
@@ -162,7 +164,9 @@ describe('pre-registered clients (CLIENTS_FILE) and the CLI', () => {
     const env = { STORAGE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' };
     const out: string[] = [];
     const print = (line: string) => out.push(line);
-    expect(await runCli(['clients', 'add', '--redirect-uri', REDIRECT_URI, '--name', 'CLI RP', '--secret', '--json'], env, print)).toBe(0);
+    expect(
+      await runCli(['clients', 'add', '--redirect-uri', REDIRECT_URI, '--name', 'CLI RP', '--secret', '--json'], env, print),
+    ).toBe(0);
     const added = JSON.parse(out.pop() as string);
     expect(added.client_secret).toEqual(expect.any(String));
     await expect(runCli(['clients', 'add', '--redirect-uri', 'http://public.example/cb'], env, print)).rejects.toThrow(

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { isSiweError, SIWE_ERROR_TYPES, SiweError } from './errors.ts';
 
 describe('error types', () => {
-  it('README documents exactly the types of the union, in the same order', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8');
+  it('the package README documents exactly the types of the union, in the same order', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
     const section = readme.split('<!-- siwe-error-types -->')[1]?.split('<!-- /siwe-error-types -->')[0];
     expect(section, 'README needs the <!-- siwe-error-types --> section').toBeDefined();
     const documented = [...(section as string).matchAll(/^\| `([A-Z_0-9]+)` \|/gm)].map((m) => m[1]);

@@ -1,0 +1,134 @@
+/**
+ * The production install and the container recipe, as far as this machine can run them: no
+ * container engine runs here, so the Dockerfile's build step (scripts/runtime-tree.sh) runs in a
+ * scratch directory, and the provider is started from the result exactly as the image's
+ * ENTRYPOINT does, signed in against, and stopped with SIGTERM.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { SETTING_NAMES } from '@signet/provider';
+import { pkceAuthorization, registerPublicClient, walletSignIn } from '@signet/testkit';
+import * as oidc from 'openid-client';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './processes.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+// Beside the checkout, so node_modules can be hard-linked (same filesystem) instead of copied.
+const scratch = mkdtempSync(join(ROOT, '..', '.signet-runtime-'));
+const tree = join(scratch, 'app');
+let size = '';
+
+beforeAll(() => {
+  const out = execFileSync(join(ROOT, 'scripts', 'runtime-tree.sh'), [tree], { encoding: 'utf8', timeout: 120_000 });
+  size = /runtime-tree: (\S+)/.exec(out)?.[1] ?? '';
+  console.log(`production tree: ${size}`);
+}, 150_000);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('production install (scripts/runtime-tree.sh)', () => {
+  it('holds the built provider and production dependencies only', () => {
+    const modules = readdirSync(join(tree, 'node_modules'));
+    for (const testOnly of [
+      '@nomicfoundation',
+      'solc',
+      '@ensdomains',
+      'typescript',
+      'vitest',
+      'vite',
+      'tsx',
+      'playwright-core',
+      'fast-check',
+      '@biomejs',
+      'openid-client',
+    ]) {
+      expect({ testOnly, present: modules.includes(testOnly) }).toEqual({ testOnly, present: false });
+    }
+    for (const needed of ['oidc-provider', 'viem', 'better-sqlite3', 'ioredis', 'pino', 'koa']) {
+      expect({ needed, present: modules.includes(needed) }).toEqual({ needed, present: true });
+    }
+    expect(readdirSync(join(tree, 'node_modules', '@signet')).sort()).toEqual(['provider', 'ratelimit', 'settings', 'siwe']);
+    // JavaScript only: no TypeScript sources, no tests.
+    expect(existsSync(join(tree, 'apps', 'provider', 'src'))).toBe(false);
+    expect(existsSync(join(tree, 'apps', 'provider', 'test'))).toBe(false);
+    const files = execFileSync('find', [join(tree, 'apps'), join(tree, 'packages'), '-name', '*.test.*'], { encoding: 'utf8' });
+    expect(files).toBe('');
+    expect(existsSync(join(tree, 'apps', 'provider', 'web', 'dist'))).toBe(true);
+    expect(size).toMatch(/^\d+(\.\d+)?M$/);
+    expect(Number.parseFloat(size)).toBeLessThan(250);
+  });
+
+  it('starts as the image does, signs in over HTTP, and stops on SIGTERM with exit 0', async () => {
+    const port = await freePort();
+    const url = `http://localhost:${port}`;
+    const child = spawn(process.execPath, ['apps/provider/bin/signet.js', 'provider'], {
+      cwd: tree,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        ISSUER: url,
+        STORAGE_URL: `sqlite:${join(scratch, 'data', 'signet.db')}`,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const deadline = Date.now() + 20_000;
+      let healthy = false;
+      while (!healthy && Date.now() < deadline) {
+        healthy = await fetch(`${url}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (!healthy) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(healthy, stderr).toBe(true);
+      const client = await registerPublicClient(url);
+      const { url: authorizationUrl, verifier } = await pkceAuthorization(client, { scope: 'openid profile' });
+      const signer = privateKeyToAccount(generatePrivateKey());
+      const { callbackUrl } = await walletSignIn({ authorizationUrl, signer });
+      const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
+      expect(tokens.claims()?.preferred_username).toBe(signer.address);
+      const page = await (await fetch(`${url}/.well-known/openid-configuration`)).json();
+      expect(page.issuer).toBe(url);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('deploy files', () => {
+  it('.env.example and README list every setting the provider reads', () => {
+    const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
+    const listed = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
+    expect(new Set(listed)).toEqual(new Set(SETTING_NAMES));
+    // The first cell of a row of README's settings table names it.
+    const firstCells = readFileSync(join(ROOT, 'README.md'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => line.split('|')[1] ?? '');
+    for (const name of SETTING_NAMES) {
+      expect({ name, documented: firstCells.some((cell) => cell.includes(`\`${name}\``)) }).toEqual({ name, documented: true });
+    }
+  });
+
+  it('the Dockerfile builds with the tested script and runs the server as PID 1, unprivileged, health-checked', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/scripts\/runtime-tree\.sh \/out/);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*\/health/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "apps\/provider\/bin\/signet\.js"\]$/m);
+    const compose = readFileSync(join(ROOT, 'compose.yaml'), 'utf8');
+    expect(compose).toMatch(/TRUST_PROXY: "true"/);
+    expect(compose).toMatch(/STORAGE_URL: redis:\/\/redis:6379/);
+    expect(compose).toMatch(/replicas: 2/);
+  });
+});
