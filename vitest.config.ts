@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // Workspace packages resolve to their TypeScript sources in tests (the "@signet/source"
 // export condition); plain node runs the built JavaScript in dist/.
-const conditions = ['@signet/source', 'module', 'node', 'import', 'default'];
+const conditions = ['@signet/source', 'module', 'node', 'development|production'];
 
 export default defineConfig({
   resolve: { conditions },
