@@ -36,6 +36,7 @@ describe('docs/recipes.md', () => {
     expect(files.map((f) => f.name).sort()).toEqual([
       'e2e/recipes/authjs.config.ts',
       'e2e/recipes/express-openid-connect.config.ts',
+      'e2e/recipes/spa/app.js',
     ]);
     for (const { name, code } of files) expect(code.trim()).toBe(readFileSync(join(ROOT, name), 'utf8').trim());
   });

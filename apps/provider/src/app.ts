@@ -119,6 +119,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       cookieKeys,
       pairwiseSalt,
       pageHeaders: (ctx, redirectUri) => security.pageHeaders(ctx as unknown as Context, redirectUri),
+      stylesheets: assets.stylesheets,
     });
     mount(provider, services);
     for (const [event, kind] of [

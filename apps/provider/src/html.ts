@@ -28,7 +28,7 @@ export const raw = (value: string) => new Html(value);
 
 export type LayoutOptions = { title: string; body: Html; scripts?: string[]; stylesheets?: string[]; lang?: string };
 
-export function layout({ title, body, scripts = [], stylesheets = ['/assets/signet.css'], lang = 'en' }: LayoutOptions): string {
+export function layout({ title, body, scripts = [], stylesheets = [], lang = 'en' }: LayoutOptions): string {
   return html`<!doctype html>
 <html lang="${lang}">
 <head>

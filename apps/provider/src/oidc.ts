@@ -35,11 +35,13 @@ export type ProviderDependencies = {
   pairwiseSalt: string;
   /** Sets a page's security headers, allowing its form to lead to `redirectUri`'s origin. */
   pageHeaders(ctx: KoaContextWithOIDC, redirectUri?: string): void;
+  /** The built stylesheets (hashed names) that oidc-provider's own pages link. */
+  stylesheets?: string[];
 };
 
-function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof html>) {
+function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof html>, stylesheets: string[]) {
   ctx.type = 'html';
-  ctx.body = layout({ title, body });
+  ctx.body = layout({ title, body, stylesheets });
 }
 
 export function createProvider({
@@ -50,6 +52,7 @@ export function createProvider({
   cookieKeys,
   pairwiseSalt,
   pageHeaders,
+  stylesheets = [],
 }: ProviderDependencies): Provider {
   const profile = PROFILES[config.profile];
   const configuration: Configuration = {
@@ -100,6 +103,13 @@ export function createProvider({
         }
       : {}),
     allowOmittingSingleRegisteredRedirectUri: false,
+    // Browsers may call the token, userinfo, introspection and revocation endpoints only from
+    // the origin of one of the client's redirect URIs, and only for public clients (a browser
+    // cannot keep a secret) or userinfo. Discovery and the key set stay open to every origin.
+    clientBasedCORS: (ctx, origin, client) =>
+      origin !== 'null' &&
+      (ctx.oidc.route === 'userinfo' || client.clientAuthMethod === 'none') &&
+      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     features: {
       devInteractions: { enabled: false },
       registration: {
@@ -139,6 +149,7 @@ export function createProvider({
     <button type="submit" form="op.logoutForm">Stay signed in</button>
   </div>
 </main>`,
+            stylesheets,
           );
         },
         postLogoutSuccessSource: async (ctx) => {
@@ -146,6 +157,7 @@ export function createProvider({
             ctx,
             'Signed out',
             html`<main class="card narrow"><h1>You are signed out</h1><p>You can close this window.</p></main>`,
+            stylesheets,
           );
         },
       },
@@ -207,6 +219,7 @@ export function createProvider({
   <p>${description ?? 'The request could not be completed.'}</p>
   <p class="muted"><code>${code ?? 'server_error'}</code></p>
 </main>`,
+        stylesheets,
       );
     },
   };

@@ -101,4 +101,64 @@ describe('client authentication and refresh for the libraries people use', () =>
       await provider.stop();
     }
   });
+
+  it('CORS: browsers reach the token endpoint and userinfo only from a registered origin', async () => {
+    const provider = await startTestProvider();
+    try {
+      const appOrigin = new URL(TEST_REDIRECT_URI).origin;
+      const evil = 'https://evil.example';
+      const discovery = await fetch(`${provider.url}/.well-known/openid-configuration`, { headers: { origin: evil } });
+      expect(discovery.headers.get('access-control-allow-origin')).toBe(evil);
+      const jwks = await fetch(`${provider.url}/jwks`, { headers: { origin: evil } });
+      expect(jwks.headers.get('access-control-allow-origin')).toBe(evil);
+
+      const register = async (method: string) =>
+        (
+          await oidc.dynamicClientRegistration(
+            new URL(provider.url),
+            { redirect_uris: [TEST_REDIRECT_URI], token_endpoint_auth_method: method },
+            undefined,
+            insecure,
+          )
+        ).clientMetadata();
+      const token = (origin: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
+        fetch(`${provider.url}/token`, {
+          method: 'POST',
+          headers: { origin, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', redirect_uri: TEST_REDIRECT_URI, ...body }),
+        });
+      const pub = await register('none');
+      const foreign = await token(evil, { client_id: pub.client_id, code_verifier: 'v'.repeat(43) });
+      expect(foreign.status).toBe(400);
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      expect(await foreign.json()).toMatchObject({
+        error: 'invalid_request',
+        error_description: expect.stringContaining('origin'),
+      });
+      const own = await token(appOrigin, { client_id: pub.client_id, code_verifier: 'v'.repeat(43) });
+      expect(await own.json()).toMatchObject({ error: 'invalid_grant' });
+      expect(own.headers.get('access-control-allow-origin')).toBe(appOrigin);
+
+      // A confidential client is a server: no browser origin may use its credentials.
+      const secret = await register('client_secret_basic');
+      const basic = `Basic ${Buffer.from(`${encodeURIComponent(secret.client_id)}:${encodeURIComponent(secret.client_secret as string)}`).toString('base64')}`;
+      const confidential = await token(appOrigin, {}, { authorization: basic });
+      expect(confidential.status).toBe(400);
+      expect(confidential.headers.get('access-control-allow-origin')).toBeNull();
+
+      // userinfo: only from the origin of the token's client.
+      const config = await oidc.discovery(new URL(provider.url), pub.client_id, undefined, oidc.None(), insecure);
+      const { access_token } = await signIn(config, 'openid');
+      const userinfo = (origin: string) =>
+        fetch(`${provider.url}/me`, { headers: { origin, authorization: `Bearer ${access_token}` } });
+      const fromApp = await userinfo(appOrigin);
+      expect(fromApp.status).toBe(200);
+      expect(fromApp.headers.get('access-control-allow-origin')).toBe(appOrigin);
+      const fromEvil = await userinfo(evil);
+      expect(fromEvil.status).toBe(400);
+      expect(fromEvil.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await provider.stop();
+    }
+  });
 });
