@@ -55,12 +55,15 @@ export type RunningNode = {
 
 type JsonRpcRequest = { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown };
 
-let context: EdrContext | undefined;
-async function edrContext(): Promise<EdrContext> {
-  if (!context) {
-    context = new EdrContext();
-    await context.registerProviderFactory(GENERIC_CHAIN_TYPE, genericChainProviderFactory());
-  }
+// One context per process, shared by every chain. The promise (not the context) is kept, so
+// chains started concurrently all wait for the provider factory to be registered.
+let context: Promise<EdrContext> | undefined;
+function edrContext(): Promise<EdrContext> {
+  context ??= (async () => {
+    const created = new EdrContext();
+    await created.registerProviderFactory(GENERIC_CHAIN_TYPE, genericChainProviderFactory());
+    return created;
+  })();
   return context;
 }
 
