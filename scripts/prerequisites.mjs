@@ -5,7 +5,8 @@
  *
  *  - a Redis server answering at REDIS_URL (default redis://127.0.0.1:6379): started if the
  *    binary exists, installed from Debian first if it does not (root only);
- *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only).
+ *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only);
+ *  - the openssl command (one test makes a throw-away https certificate): installed with apt.
  *
  * Where it cannot install (not root, no apt), it stops at once with the exact command to run.
  * It never lets tests be skipped.
@@ -93,6 +94,11 @@ function ensureChromium() {
   if (!existsSync(chromium)) fail(`Chromium at ${chromium} after installing it`);
 }
 
+function ensureOpenssl() {
+  if (!which('openssl')) aptInstall(['openssl'], 'the openssl command (a throw-away https certificate in e2e/conformance-sector.test.ts)');
+}
+
 await ensureRedis();
 ensureChromium();
+ensureOpenssl();
 console.log(`prerequisites: redis at ${redisHost}:${redisPort}, chromium at ${chromium}`);
