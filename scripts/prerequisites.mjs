@@ -95,7 +95,8 @@ function ensureChromium() {
 }
 
 function ensureOpenssl() {
-  if (!which('openssl')) aptInstall(['openssl'], 'the openssl command (a throw-away https certificate in e2e/conformance-sector.test.ts)');
+  if (!which('openssl'))
+    aptInstall(['openssl'], 'the openssl command (a throw-away https certificate in e2e/conformance-sector.test.ts)');
 }
 
 await ensureRedis();
