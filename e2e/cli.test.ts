@@ -93,6 +93,34 @@ describe('signet (the operator CLI)', () => {
     const refused = signet(['clients', 'add', '--redirect-uri', 'http://public.example/cb', '--id', 'bad'], env);
     expect(refused.status).toBe(64);
     expect(refused.stderr).toMatch(/invalid client: .*redirect_uris/);
+    // Access conditions: validated as a registration would be (a chain needs an RPC node).
+    const gate = (conditions: unknown) =>
+      signet(
+        [
+          'clients',
+          'add',
+          '--redirect-uri',
+          'https://rp.example/cb',
+          '--id',
+          'gated',
+          '--access-conditions',
+          JSON.stringify(conditions),
+        ],
+        {
+          ...env,
+          ETH_RPC_URL: 'http://127.0.0.1:9/',
+        },
+      );
+    const nft = { type: 'erc721', chainId: 1, contract: `0x${'ab'.repeat(20)}` };
+    expect(gate({ match: 'all', conditions: [{ ...nft, chainId: 10 }] })).toMatchObject({
+      status: 64,
+      stderr: expect.stringMatching(/invalid client: access_conditions\.conditions\[0\]\.chainId: chain 10 has no RPC node/),
+    });
+    const notJson = signet(['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--access-conditions', '{match'], env);
+    expect(notJson.status).toBe(64);
+    expect(notJson.stderr).toMatch(/--access-conditions is not JSON/);
+    expect(gate({ match: 'all', conditions: [nft] }).status).toBe(0);
+    expect(signet(['clients', 'remove', 'gated'], env).status).toBe(0);
     const duplicate = signet(['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--id', 'table-rp'], env);
     expect(duplicate.status).toBe(64);
     expect(duplicate.stderr).toMatch(/already exists/);

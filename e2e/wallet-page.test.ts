@@ -243,6 +243,59 @@ describe('the wallet sign-in page in Chromium', () => {
     expect(await page.getAttribute('a.button', 'href')).toBe(client.url);
   });
 
+  it('a gated client: the page shows what to hold before signing, refuses a non-holder in words, and lets a holder in', async () => {
+    const token = await chain.deployToken('erc721');
+    const callback = 'http://127.0.0.1:4999/callback';
+    const registered = await fetch(`${provider.url}/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: [callback],
+        token_endpoint_auth_method: 'none',
+        client_name: 'Holders Forum',
+        access_conditions: { match: 'all', conditions: [{ type: 'erc721', chainId: 1, contract: token.address }] },
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const authorize = `${provider.url}/auth?${new URLSearchParams({
+      client_id,
+      redirect_uri: callback,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    })}`;
+    const words = `a token of the ERC-721 collection ${token.address} on chain 1`;
+    const account = privateKeyToAccount(generatePrivateKey());
+
+    const { page } = await freshPage({ account, chainId: 1 });
+    await page.goto(authorize);
+    await page.waitForSelector('button.wallet');
+    const requires = (await page.textContent('section.requires')) as string;
+    expect(requires).toContain('Only holders may sign in');
+    expect(requires).toContain(words);
+    // Shown with who asks, before the wallet buttons.
+    expect(
+      await page.evaluate(() => {
+        const section = document.querySelector('section.requires');
+        const wallets = document.getElementById('wallets');
+        return Boolean(section && wallets && section.compareDocumentPosition(wallets) & Node.DOCUMENT_POSITION_FOLLOWING);
+      }),
+    ).toBe(true);
+    await page.click('button.wallet');
+    await page.waitForSelector('#status.error');
+    const refusal = (await page.textContent('#status')) as string;
+    expect(refusal).toContain(`this site requires ${words}`);
+    expect(refusal).toContain('ACCESS_CONDITION_NOT_MET');
+
+    await token.mint(account.address, { id: 1n });
+    const landed = page.waitForRequest((request) => request.url().startsWith(`${callback}?code=`));
+    await page.waitForSelector('button.wallet');
+    await page.click('button.wallet');
+    expect(new URL((await landed).url()).searchParams.get('code')).toBeTruthy();
+  });
+
   it('Cancel ends at the client with access_denied', async () => {
     const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 });
     await toSignInPage(page);

@@ -9,6 +9,7 @@ import { createChainRegistry } from '@signet/siwe';
 import parseBody from 'co-body';
 import type { Context, Next } from 'koa';
 import type { Provider } from 'oidc-provider';
+import { createAccessGate } from './access.ts';
 import { accessLog, routeLabel } from './access-log.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import { type Config, ConfigError } from './config.ts';
@@ -79,6 +80,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       : {}),
   });
   const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
+  const access = createAccessGate({ chains, timeoutMs: config.rpcTimeoutMs, cacheSeconds: config.accessCacheSeconds });
   const ens = createEnsResolver({
     rpcUrl: config.ens.rpcUrl,
     universalResolver: config.ens.universalResolver,
@@ -102,6 +104,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     store,
     logger,
     chains,
+    access,
     ens,
     metrics,
     limits,
@@ -120,6 +123,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       pairwiseSalt,
       pageHeaders: (ctx, redirectUri) => security.pageHeaders(ctx as unknown as Context, redirectUri),
       stylesheets: assets.stylesheets,
+      access,
     });
     mount(provider, services);
     for (const [event, kind] of [

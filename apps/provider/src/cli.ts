@@ -128,6 +128,9 @@ const COMMANDS: Record<string, Command> = {
   --secret                          a confidential client: generate a client secret
                                     (client_secret_basic); without it a public client (none)
   --id <client_id>                  choose the client_id (default: a random UUID)
+  --access-conditions <json>        only holders may sign in, e.g.
+                                    '{"match":"all","conditions":[{"type":"erc721",
+                                    "chainId":1,"contract":"0x…"}]}' (README, "Gate a client")
   --json                            print JSON
 
 The client secret is printed once and never again: store it now.`,
@@ -139,11 +142,19 @@ The client secret is printed once and never again: store it now.`,
       'client-uri': { type: 'string' },
       secret: { type: 'boolean', default: false },
       id: { type: 'string' },
+      'access-conditions': { type: 'string' },
       ...JSON_OPTION,
     },
     check(values) {
       if (!(values['redirect-uri'] as string[] | undefined)?.length)
         throw new UsageError('clients add needs at least one --redirect-uri', usageOf('clients add'));
+      if (values['access-conditions'] !== undefined) {
+        try {
+          JSON.parse(values['access-conditions'] as string);
+        } catch (error) {
+          throw new UsageError(`--access-conditions is not JSON (${(error as Error).message})`, usageOf('clients add'));
+        }
+      }
     },
     async run({ config, store, values, out }) {
       if (!store) throw new Error('no storage');
@@ -158,6 +169,8 @@ The client secret is printed once and never again: store it now.`,
           post_logout_redirect_uris: values['post-logout-redirect-uri'],
           logo_uri: values['logo-uri'],
           client_uri: values['client-uri'],
+          access_conditions:
+            values['access-conditions'] === undefined ? undefined : JSON.parse(values['access-conditions'] as string),
           token_endpoint_auth_method: secret ? 'client_secret_basic' : 'none',
           client_secret: secret,
           client_id_issued_at: Math.floor(Date.now() / 1000),

@@ -78,6 +78,7 @@ const schema = {
   ENS_CACHE_TTL: int(0, 7 * 24 * 3600, 3600),
   ENS_TIMEOUT_MS: int(100, 60_000, 2000),
   RPC_TIMEOUT_MS: int(100, 60_000, 5000),
+  ACCESS_CACHE_SECONDS: int(0, 3600, 60),
   CHAIN_IDS: chainIds(),
   CLOCK_SKEW_SECONDS: int(0, 600, 60),
   CLIENTS_FILE: optionalText,
@@ -152,6 +153,8 @@ export type Config = {
   storagePrefix: string;
   rpcUrls: Record<number, string>;
   rpcTimeoutMs: number;
+  /** How long a met access condition is remembered per account and client (s; 0 = always ask). */
+  accessCacheSeconds: number;
   ens: { rpcUrl?: string; universalResolver?: `0x${string}`; cacheTtlSeconds: number; timeoutMs: number };
   chainIds: number[];
   clockSkewSeconds: number;
@@ -237,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     storagePrefix: s.STORAGE_PREFIX,
     rpcUrls,
     rpcTimeoutMs: s.RPC_TIMEOUT_MS,
+    accessCacheSeconds: s.ACCESS_CACHE_SECONDS,
     ens: {
       rpcUrl: s.ENS_RPC_URL ?? rpcUrls[1],
       universalResolver: s.ENS_UNIVERSAL_RESOLVER,

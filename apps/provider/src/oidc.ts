@@ -5,7 +5,8 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { type Configuration, errors, type KoaContextWithOIDC, Provider } from 'oidc-provider';
-import { claimsOf, loadSignIn } from './account.ts';
+import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './access.ts';
+import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
@@ -37,7 +38,17 @@ export type ProviderDependencies = {
   pageHeaders(ctx: KoaContextWithOIDC, redirectUri?: string): void;
   /** The built stylesheets (hashed names) that oidc-provider's own pages link. */
   stylesheets?: string[];
+  /** Clients' access conditions; checked again here whenever a refresh token is used. */
+  access?: AccessGate;
 };
+
+/** 503 from oidc-provider's own endpoints (the token endpoint) when a chain cannot be asked. */
+class TemporarilyUnavailable extends errors.OIDCProviderError {
+  constructor(description: string) {
+    super(503, 'temporarily_unavailable');
+    Object.assign(this, { error_description: description, expose: true });
+  }
+}
 
 function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof html>, stylesheets: string[]) {
   ctx.type = 'html';
@@ -53,6 +64,7 @@ export function createProvider({
   pairwiseSalt,
   pageHeaders,
   stylesheets = [],
+  access,
 }: ProviderDependencies): Provider {
   const profile = PROFILES[config.profile];
   const configuration: Configuration = {
@@ -172,8 +184,15 @@ export function createProvider({
     extraClientMetadata: {
       // RFC 7591 metadata oidc-provider does not know, accepted and stored as given. Their
       // validator also runs Signet's redirect URI rule on every client, however it arrives.
-      properties: ['software_id', 'software_version'],
+      // access_conditions: what an account must hold to sign in to this client (access.ts).
+      properties: ['software_id', 'software_version', 'access_conditions'],
       validator(_ctx, key, value, metadata) {
+        if (key === 'access_conditions') {
+          const problem =
+            value === undefined ? undefined : accessConditionsProblem(value, Object.keys(config.rpcUrls).map(Number));
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return;
+        }
         if (value !== undefined && typeof value !== 'string') {
           throw new errors.InvalidClientMetadata(`${key} must be a string`);
         }
@@ -197,6 +216,34 @@ export function createProvider({
         (token as { grantId?: string } | undefined)?.grantId ??
         (ctx.oidc.entities.Grant as { jti?: string } | undefined)?.jti ??
         (ctx.oidc.result as { consent?: { grantId?: string } } | undefined)?.consent?.grantId;
+      // A refresh token is the one place a grant lives on without a new signature: holdings may
+      // have changed since, so a gated client's conditions are checked again, before
+      // oidc-provider rotates or spends anything. Not met: the grant and its tokens go.
+      if (access && ctx.oidc.route === 'token' && ctx.oidc.params?.grant_type === 'refresh_token' && ctx.oidc.client) {
+        const holder = parseAccountId(accountId)?.address;
+        try {
+          if (!holder) throw new AccessDeniedError('the account is not an Ethereum account', []);
+          await access.enforce(ctx.oidc.client, accountId, holder);
+        } catch (error) {
+          if (error instanceof AccessRpcError) throw new TemporarilyUnavailable(`RPC_UNAVAILABLE: ${error.message}; try again`);
+          if (!(error instanceof AccessDeniedError)) throw error;
+          if (grantId) {
+            await Promise.all([
+              provider.AccessToken.revokeByGrantId(grantId),
+              provider.RefreshToken.revokeByGrantId(grantId),
+              provider.AuthorizationCode.revokeByGrantId(grantId),
+              provider.Grant.adapter.destroy(grantId),
+            ]);
+          }
+          logger.info(
+            { event: 'access_revoked', sub: accountId, client_id: ctx.oidc.client.clientId },
+            'access conditions no longer met',
+          );
+          throw Object.assign(new errors.InvalidGrant('access conditions not met'), {
+            error_description: `ACCESS_CONDITION_NOT_MET: ${error.message}; the grant is revoked`,
+          });
+        }
+      }
       const record = await loadSignIn(store, grantId);
       const pairwise = (ctx.oidc.client as { subjectType?: string } | undefined)?.subjectType === 'pairwise';
       return {

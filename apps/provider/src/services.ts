@@ -1,5 +1,6 @@
 import type { ChainRegistry } from '@signet/siwe';
 import type { Provider } from 'oidc-provider';
+import type { AccessGate } from './access.ts';
 import type { Config } from './config.ts';
 import type { EnsResolver } from './ens.ts';
 import type { RateLimits } from './limits.ts';
@@ -15,6 +16,8 @@ export type Services = {
   store: Store;
   logger: Logger;
   chains: ChainRegistry;
+  /** Clients' access conditions, checked at sign-in and at every refresh. */
+  access: AccessGate;
   ens: EnsResolver;
   metrics: Metrics;
   limits: RateLimits;

@@ -7,6 +7,8 @@
  *  - ENS: the real `ENSRegistry` and `PublicResolver` (ENS's npm artifacts), plus a Universal
  *    Resolver placed at mainnet's canonical address, so viem's `getEnsName`/`getEnsAvatar`
  *    work against this chain exactly as against mainnet.
+ *  - Multicall3 (its `aggregate3` and `getEthBalance`) at its canonical address, for batched reads.
+ *  - On demand, ERC-20 / ERC-721 / ERC-1155 token fixtures the deployer can mint and move.
  */
 import {
   type Account,
@@ -16,6 +18,7 @@ import {
   createWalletClient,
   defineChain,
   encodeFunctionData,
+  getAddress,
   type Hex,
   http,
   labelhash,
@@ -32,6 +35,21 @@ import { type Artifact, compileContracts, ensArtifacts } from './compile.ts';
 import { DEV_KEYS, type RunningNode, startNode } from './node.ts';
 
 export { DEV_KEYS, type RunningNode, startNode } from './node.ts';
+
+/** Multicall3's address on mainnet and most chains (and on this one). */
+export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+
+export type TokenKind = 'erc20' | 'erc721' | 'erc1155';
+
+/** A deployed token fixture; only the chain's deployer (accounts[0]) may mint and move. */
+export type TestToken = {
+  kind: TokenKind;
+  address: Address;
+  /** ERC-20: `amount` units. ERC-721: token `id`. ERC-1155: `amount` of token `id`. */
+  mint(to: Address, args: { id?: bigint; amount?: bigint }): Promise<void>;
+  /** Moves holdings from `from` to `to` as a transfer by the holder would. */
+  move(from: Address, to: Address, args: { id?: bigint; amount?: bigint }): Promise<void>;
+};
 
 /** Where viem looks for the ENS Universal Resolver on chain 1. */
 export const CANONICAL_UNIVERSAL_RESOLVER = mainnet.contracts.ensUniversalResolver.address;
@@ -60,6 +78,7 @@ export type Testchain = {
   accounts: PrivateKeyAccount[];
   contracts: {
     walletFactory: Address;
+    multicall3: Address;
     ensRegistry?: Address;
     publicResolver?: Address;
     universalResolver?: Address;
@@ -70,6 +89,10 @@ export type Testchain = {
   counterfactualWallet(owner: Address, salt?: bigint): Promise<CounterfactualWallet>;
   /** Wraps an owner's signature for a counterfactual wallet as EIP-6492 requires. */
   wrap6492(signature: Hex, wallet: CounterfactualWallet): Hex;
+  /** Deploys a token fixture of that kind (transactions come from the deployer: one at a time). */
+  deployToken(kind: TokenKind): Promise<TestToken>;
+  /** Sets an account's native balance (wei). */
+  setBalance(address: Address, wei: bigint): Promise<void>;
   /** Gives `address` a primary ENS name (forward + reverse record) and optional avatar. */
   setEnsName(address: Address, name: string, records?: { avatar?: string }): Promise<void>;
   stop(): Promise<void>;
@@ -174,7 +197,7 @@ async function deploy(
   if (!receipt.contractAddress || receipt.status !== 'success') {
     throw new Error(`deployment failed (${receipt.status})`);
   }
-  return receipt.contractAddress;
+  return getAddress(receipt.contractAddress);
 }
 
 export async function startTestchain(options: TestchainOptions = {}): Promise<Testchain> {
@@ -198,10 +221,16 @@ export async function startTestchain(options: TestchainOptions = {}): Promise<Te
     const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (receipt.status !== 'success') throw new Error(`transaction to ${to} reverted`);
   };
+  /** Copies a deployed contract's code to a well-known address (where mainnet has it). */
+  const placeAt = async (target: Address, deployed: Address) => {
+    const code = await publicClient.getCode({ address: deployed });
+    await publicClient.request({ method: 'hardhat_setCode' as never, params: [target, code] as never });
+  };
 
   const walletFactory = await deploy(walletClient, publicClient, deployer, artifacts.WalletFactory as Artifact);
+  await placeAt(MULTICALL3_ADDRESS, await deploy(walletClient, publicClient, deployer, artifacts.Multicall3 as Artifact));
 
-  const contracts: Testchain['contracts'] = { walletFactory };
+  const contracts: Testchain['contracts'] = { walletFactory, multicall3: MULTICALL3_ADDRESS };
   let chain: Chain = baseChain;
 
   if (withEns) {
@@ -213,11 +242,7 @@ export async function startTestchain(options: TestchainOptions = {}): Promise<Te
     ]);
     // Place the Universal Resolver where viem expects it on mainnet, so a provider configured
     // with nothing but this node's URL resolves names exactly as in production.
-    const code = await publicClient.getCode({ address: deployedResolver });
-    await publicClient.request({
-      method: 'hardhat_setCode' as never,
-      params: [CANONICAL_UNIVERSAL_RESOLVER, code] as never,
-    });
+    await placeAt(CANONICAL_UNIVERSAL_RESOLVER, deployedResolver);
     const registryCall = (functionName: 'setSubnodeOwner' | 'setResolver', args: readonly unknown[]) =>
       send(ensRegistry, encodeFunctionData({ abi: ENS_REGISTRY_ABI, functionName, args } as never));
     await registryCall('setSubnodeOwner', [pad('0x0'), labelhash('eth'), deployer.address]);
@@ -261,6 +286,31 @@ export async function startTestchain(options: TestchainOptions = {}): Promise<Te
     },
     wrap6492(signature, wallet) {
       return serializeErc6492Signature({ address: wallet.factory, data: wallet.factoryData, signature });
+    },
+    async deployToken(kind) {
+      const artifact = artifacts[{ erc20: 'TestERC20', erc721: 'TestERC721', erc1155: 'TestERC1155' }[kind]] as Artifact;
+      const address = await deploy(walletClient, publicClient, deployer, artifact);
+      const call = (functionName: string, args: readonly unknown[]) =>
+        send(address, encodeFunctionData({ abi: artifact.abi, functionName, args } as never));
+      return {
+        kind,
+        address,
+        mint: (to, { id = 0n, amount = 1n }) =>
+          kind === 'erc20'
+            ? call('mint', [to, amount])
+            : kind === 'erc721'
+              ? call('mint', [to, id])
+              : call('mint', [to, id, amount]),
+        move: (from, to, { id = 0n, amount = 1n }) =>
+          kind === 'erc20'
+            ? call('move', [from, to, amount])
+            : kind === 'erc721'
+              ? call('move', [to, id])
+              : call('move', [from, to, id, amount]),
+      };
+    },
+    async setBalance(address, wei) {
+      await publicClient.request({ method: 'hardhat_setBalance' as never, params: [address, toHex(wei)] as never });
     },
     async setEnsName(address, name, records = {}) {
       const { ensRegistry, publicResolver } = contracts;

@@ -1,7 +1,7 @@
-import { createPublicClient, http } from 'viem';
+import { createPublicClient, erc20Abi, http, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestchain, type Testchain } from './index.ts';
+import { MULTICALL3_ADDRESS, startTestchain, type Testchain } from './index.ts';
 
 describe('testchain', () => {
   let chain: Testchain;
@@ -25,6 +25,60 @@ describe('testchain', () => {
       body: JSON.stringify([{ jsonrpc: '2.0', id: 7, method: 'eth_blockNumber' }]),
     }).then((r) => r.json());
     expect(raw).toEqual([{ jsonrpc: '2.0', id: 7, result: expect.stringMatching(/^0x/) }]);
+  });
+
+  it('token fixtures answer the standard reads, batched through Multicall3 at its canonical address', async () => {
+    const holder = privateKeyToAccount(generatePrivateKey()).address;
+    const other = privateKeyToAccount(generatePrivateKey()).address;
+    // One transaction at a time: they all come from the deployer account.
+    const erc20 = await chain.deployToken('erc20');
+    const erc721 = await chain.deployToken('erc721');
+    const erc1155 = await chain.deployToken('erc1155');
+    await erc20.mint(holder, { amount: 5n });
+    await erc721.mint(holder, { id: 42n });
+    await erc1155.mint(holder, { id: 7n, amount: 3n });
+    await chain.setBalance(holder, 123n);
+    const client = createPublicClient({ chain: chain.chain, transport: http(chain.url) });
+    const read = () =>
+      client.multicall({
+        multicallAddress: MULTICALL3_ADDRESS,
+        allowFailure: true,
+        contracts: [
+          { address: erc20.address, abi: erc20Abi, functionName: 'balanceOf', args: [holder] },
+          {
+            address: erc721.address,
+            abi: parseAbi(['function ownerOf(uint256) view returns (address)']),
+            functionName: 'ownerOf',
+            args: [42n],
+          },
+          {
+            address: erc721.address,
+            abi: parseAbi(['function ownerOf(uint256) view returns (address)']),
+            functionName: 'ownerOf',
+            args: [43n],
+          },
+          {
+            address: erc1155.address,
+            abi: parseAbi(['function balanceOf(address,uint256) view returns (uint256)']),
+            functionName: 'balanceOf',
+            args: [holder, 7n],
+          },
+          {
+            address: MULTICALL3_ADDRESS,
+            abi: parseAbi(['function getEthBalance(address) view returns (uint256)']),
+            functionName: 'getEthBalance',
+            args: [holder],
+          },
+        ],
+      });
+    const before = await read();
+    expect(before.map((r) => r.status)).toEqual(['success', 'success', 'failure', 'success', 'success']);
+    expect(before.map((r) => r.result)).toEqual([5n, holder, undefined, 3n, 123n]);
+    await erc721.move(holder, other, { id: 42n });
+    await erc20.move(holder, other, { amount: 5n });
+    const after = await read();
+    expect(after[0]?.result).toBe(0n);
+    expect(after[1]?.result).toBe(other);
   });
 
   it('resolves ENS names and avatars through the canonical Universal Resolver address', async () => {

@@ -2,6 +2,7 @@
  * What the wallet page (and any outside client of the interaction contract) needs to build
  * the EIP-4361 message: exactly the values the provider will check.
  */
+import { type AccessConditions, requirementsOf } from '../access.ts';
 import type { Config } from '../config.ts';
 
 export type InteractionClient = {
@@ -32,6 +33,13 @@ export type InteractionDetails = {
   scopes: string[];
   /** "login" (no session) or "consent" (a session, but this client was not granted yet). */
   prompt: string;
+  /**
+   * A gated client's access conditions in plain words, one per condition (absent when the client
+   * has none): shown before signing, so no one signs for a site they cannot enter.
+   */
+  requires?: string[];
+  /** With `requires`: whether every condition ("all") or one of them ("any") must be met. */
+  requiresMatch?: 'all' | 'any';
   /** Present when the page may offer WalletConnect. */
   walletConnectProjectId?: string;
 };
@@ -78,6 +86,7 @@ export function buildDetails(
   config: Pick<Config, 'domain' | 'origin' | 'chainIds' | 'statement' | 'walletConnectProjectId'>,
   interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
   client: InteractionClient,
+  conditions?: AccessConditions,
 ): InteractionDetails {
   const scope = typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid';
   return {
@@ -95,6 +104,7 @@ export function buildDetails(
     client,
     scopes: scope.split(' ').filter(Boolean),
     prompt: interaction.prompt.name,
+    ...(conditions ? { requires: requirementsOf(conditions), requiresMatch: conditions.match } : {}),
     ...(config.walletConnectProjectId ? { walletConnectProjectId: config.walletConnectProjectId } : {}),
   };
 }

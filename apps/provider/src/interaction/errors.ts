@@ -21,6 +21,8 @@ export const INTERACTION_ERRORS = {
   INTERACTION_COMPLETED: 409,
   /** The provider session this sign-in belongs to ended or changed. */
   SESSION_CHANGED: 400,
+  /** The account does not hold what the client's access conditions require. */
+  ACCESS_CONDITION_NOT_MET: 403,
   /** Too many attempts from this client address. */
   RATE_LIMITED: 429,
   /** Storage (SQLite file or Redis) could not be reached. */

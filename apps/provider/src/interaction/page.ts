@@ -19,7 +19,7 @@ export const describeScope = (scope: string) => SCOPE_WORDS[scope] ?? scope;
 /** What each refusal means, for a person. */
 const ERROR_WORDS: Record<string, string> = {
   INVALID_SIGNATURE: 'The signature does not belong to the account in the message. Sign again with the same account.',
-  RPC_UNAVAILABLE: 'Your smart-contract wallet could not be checked just now. Try again in a moment.',
+  RPC_UNAVAILABLE: 'The blockchain could not be reached to check your wallet or holdings just now. Try again in a moment.',
   NONCE_MISMATCH: 'The message was made for another sign-in. Sign the new message.',
   DOMAIN_MISMATCH: 'The message names another website than this sign-in page.',
   URI_MISMATCH: 'The message points to another website than this sign-in page.',
@@ -101,6 +101,15 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
   const { client } = details;
   const body = html`<main class="card" aria-labelledby="title">
   ${clientHeader(client, details.domain, details.redirectHost)}
+  ${
+    details.requires
+      ? html`<section class="requires" aria-labelledby="requires-title">
+    <h2 id="requires-title">Only holders may sign in</h2>
+    <p>${details.requiresMatch === 'any' ? 'Your account must hold one of:' : details.requires.length > 1 ? 'Your account must hold all of:' : 'Your account must hold:'}</p>
+    <ul class="conditions">${details.requires.map((words) => html`<li>${words}</li>`)}</ul>
+  </section>`
+      : ''
+  }
   <section aria-labelledby="asks">
     <h2 id="asks">${client.client_name ?? 'This site'} will receive</h2>
     <ul class="scopes">${details.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul>

@@ -11,6 +11,7 @@ import { isSiweError, MAX_SIWE_MESSAGE_LENGTH, verifySiwe } from '@signet/siwe';
 import parseBody from 'co-body';
 import type { Context } from 'koa';
 import { errors as oidcErrors } from 'oidc-provider';
+import { AccessDeniedError, AccessRpcError, accessConditionsOf } from '../access.ts';
 import { accountIdOf, saveSignIn } from '../account.ts';
 import { TTL } from '../oidc.ts';
 import type { Services } from '../services.ts';
@@ -29,6 +30,8 @@ type LoadedInteraction = {
     result?: Record<string, unknown>;
   };
   client: InteractionClient;
+  /** oidc-provider's client, for its metadata (access conditions). */
+  oidcClient: { clientId: string; metadata(): Record<string, unknown> };
   details: InteractionDetails;
 };
 
@@ -83,7 +86,8 @@ export function interactionRoutes(services: Services): Router {
     return {
       interaction: interaction as unknown as LoadedInteraction['interaction'],
       client: view,
-      details: buildDetails(config, interaction as never, view),
+      oidcClient: client,
+      details: buildDetails(config, interaction as never, view, accessConditionsOf(client.metadata())),
     };
   }
 
@@ -107,6 +111,11 @@ export function interactionRoutes(services: Services): Router {
   const asInteractionError = (error: unknown): InteractionError => {
     if (error instanceof InteractionError) return error;
     if (isSiweError(error)) return new InteractionError(error.type, error.message, { cause: error });
+    if (error instanceof AccessDeniedError)
+      return new InteractionError('ACCESS_CONDITION_NOT_MET', error.message, { cause: error });
+    if (error instanceof AccessRpcError) {
+      return new InteractionError('RPC_UNAVAILABLE', `${error.message}; try again shortly`, { cause: error });
+    }
     if (error instanceof StorageUnavailableError) {
       return new InteractionError('STORAGE_UNAVAILABLE', 'storage is unavailable; try again shortly', { cause: error });
     }
@@ -193,6 +202,8 @@ export function interactionRoutes(services: Services): Router {
       metrics.verification(performance.now() - started, verified.method);
 
       const accountId = accountIdOf(verified.chainId, verified.address);
+      // A gated client: the signer (a contract wallet by its own address) must hold what it asks.
+      await services.access.enforce(loaded.oidcClient, accountId, verified.address);
       const profile = await ens.resolve(verified.address);
       const provider = services.provider();
       const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
