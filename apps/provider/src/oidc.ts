@@ -4,7 +4,7 @@
  * logout and refresh; Signet supplies the account model, storage, keys, profile and pages.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { type Configuration, errors, type KoaContextWithOIDC, Provider } from 'oidc-provider';
+import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './access.ts';
 import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
@@ -53,6 +53,36 @@ class TemporarilyUnavailable extends errors.OIDCProviderError {
 function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof html>, stylesheets: string[]) {
   ctx.type = 'html';
   ctx.body = layout({ title, body, stylesheets });
+}
+
+/**
+ * oidc-provider's default prompts, plus one login check: a session whose account no longer meets
+ * a gated client's access conditions gets no silent code (prompt=none: login_required); the
+ * person signs again, and the sign-in checks whoever signs. Right after a sign-in (which has just
+ * checked) and for ungated clients it costs nothing.
+ */
+function policyWithAccessConditions(access: AccessGate | undefined) {
+  const policy = interactionPolicy.base();
+  if (!access) return policy;
+  const { Check } = interactionPolicy;
+  policy.get('login')?.checks.add(
+    new Check('access_conditions', "the account does not meet this client's access conditions", 'login_required', async (ctx) => {
+      const { oidc } = ctx;
+      const accountId = oidc.session?.accountId;
+      if (!accountId || !oidc.client || (oidc.result as { login?: unknown } | undefined)?.login) return Check.NO_NEED_TO_PROMPT;
+      const holder = parseAccountId(accountId)?.address;
+      if (!holder) return Check.REQUEST_PROMPT;
+      try {
+        await access.enforce(oidc.client, accountId, holder);
+        return Check.NO_NEED_TO_PROMPT;
+      } catch {
+        // Not met, or the chain could not be asked: ask for a signature; the sign-in then
+        // answers with the precise refusal (403, or 503 RPC_UNAVAILABLE).
+        return Check.REQUEST_PROMPT;
+      }
+    }),
+  );
+  return policy;
 }
 
 export function createProvider({
@@ -176,6 +206,7 @@ export function createProvider({
     },
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
+      policy: policyWithAccessConditions(access),
     },
     discovery: {
       op_policy_uri: `${config.baseUrl}${LEGAL_PATHS.privacy}`,

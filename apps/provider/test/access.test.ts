@@ -303,6 +303,35 @@ describe('access conditions: only holders may sign in', () => {
     await expect(oidc.refreshTokenGrant(config, first.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('a live session gets no silent code once the account stops qualifying: prompt=none → login_required, else a fresh signature', async () => {
+    const { config } = await gatedClient({ match: 'all', conditions: [nft()] });
+    const holder = newHolder();
+    await erc721.mint(holder.address, { id: 6001n });
+    const jar = new CookieJar();
+    const { url } = await authorization(config);
+    await walletSignIn({ authorizationUrl: url, signer: holder, jar });
+
+    const silent = async () => {
+      const { url: again } = await authorization(config, { prompt: 'none', state: 's' });
+      const response = await request(jar, again);
+      expect(response.status).toBe(303);
+      return new URL(response.headers.get('location') as string);
+    };
+    expect((await silent()).searchParams.get('code')).toBeTruthy();
+
+    await erc721.move(holder.address, newHolder().address, { id: 6001n });
+    const refused = await silent();
+    expect(refused.searchParams.get('error')).toBe('login_required');
+    expect(refused.searchParams.get('code')).toBeNull();
+    // Without prompt=none: the wallet page, where the signature is checked again (and refused).
+    const { url: interactive } = await authorization(config);
+    const interaction = await startInteraction(jar, interactive);
+    const details = await getDetails(jar, interaction);
+    const message = messageFor(details, holder.address);
+    const post = await postSignature(jar, interaction, { message, signature: await holder.signMessage({ message }) });
+    expect(post.status).toBe(403);
+  });
+
   it('an unreachable RPC node: 503 RPC_UNAVAILABLE at sign-in and at refresh, never a pass; all works again when it is back', async () => {
     const { config } = await gatedClient(
       { match: 'all', conditions: [nft()] },
