@@ -6,8 +6,8 @@
  * local round trip (a hosted RPC node adds its network latency on top, once per chain).
  */
 import { startTestchain } from '@signet/testchain';
-import { registerPublicClient, startTestProvider, TEST_REDIRECT_URI, walletSignIn } from '@signet/testkit';
-import * as oidc from 'openid-client';
+import { pkceAuthorization, registerPublicClient, startTestProvider, walletSignIn } from '@signet/testkit';
+import type * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Section } from './report.ts';
 
@@ -54,13 +54,7 @@ export async function gatedSignIn(): Promise<Section> {
       cases.push({ name, config, samples: [], rpc: 0 });
     }
     const once = async (config: oidc.Configuration) => {
-      const verifier = oidc.randomPKCECodeVerifier();
-      const url = oidc.buildAuthorizationUrl(config, {
-        redirect_uri: TEST_REDIRECT_URI,
-        scope: 'openid profile',
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      });
+      const { url } = await pkceAuthorization(config, { scope: 'openid profile' });
       const started = performance.now();
       await walletSignIn({ authorizationUrl: url, signer: holder });
       return performance.now() - started;

@@ -8,6 +8,7 @@ import {
   getDetails,
   insecure,
   messageFor,
+  pkceAuthorization,
   postSignature,
   request,
   startInteraction,
@@ -72,22 +73,25 @@ describe('access conditions: only holders may sign in', () => {
     return { body, config: await oidc.discovery(new URL(provider.url), body.client_id, undefined, oidc.None(), insecure) };
   }
 
-  async function authorization(config: oidc.Configuration, extra: Record<string, string> = {}) {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: TEST_REDIRECT_URI,
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      ...extra,
-    });
-    return { url, verifier };
+  /** A gated client for ERC-721 holders, registered for refresh tokens, and a holder of token `id` signed in to it. */
+  async function holderWithRefreshToken(id: bigint) {
+    const { config } = await gatedClient(
+      { match: 'all', conditions: [nft()] },
+      { grant_types: ['authorization_code', 'refresh_token'] },
+    );
+    const holder = newHolder();
+    await erc721.mint(holder.address, { id });
+    const { url, verifier } = await pkceAuthorization(config, { scope: 'openid offline_access', prompt: 'consent' });
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: holder });
+    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+    expect(tokens.refresh_token).toBeTruthy();
+    return { config, holder, tokens };
   }
 
   /** Signs and posts; returns the answer (303 onward, or the refusal). */
   async function attempt(config: oidc.Configuration, signer = privateKeyToAccount(generatePrivateKey()), address?: Address) {
     const jar = new CookieJar();
-    const { url } = await authorization(config);
+    const { url } = await pkceAuthorization(config);
     const interaction = await startInteraction(jar, url);
     const details = await getDetails(jar, interaction);
     const message = messageFor(details, address ?? signer.address);
@@ -277,16 +281,7 @@ describe('access conditions: only holders may sign in', () => {
   });
 
   it('refresh: checked again; after the holder moves the token away the refresh is refused and the grant revoked', async () => {
-    const { config } = await gatedClient(
-      { match: 'all', conditions: [nft()] },
-      { grant_types: ['authorization_code', 'refresh_token'] },
-    );
-    const holder = newHolder();
-    await erc721.mint(holder.address, { id: 4001n });
-    const { url, verifier } = await authorization(config, { scope: 'openid offline_access', prompt: 'consent' });
-    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: holder });
-    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
-    expect(tokens.refresh_token).toBeTruthy();
+    const { config, holder, tokens } = await holderWithRefreshToken(4001n);
     const first = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
     expect(first.access_token).toBeTruthy();
 
@@ -308,11 +303,11 @@ describe('access conditions: only holders may sign in', () => {
     const holder = newHolder();
     await erc721.mint(holder.address, { id: 6001n });
     const jar = new CookieJar();
-    const { url } = await authorization(config);
+    const { url } = await pkceAuthorization(config);
     await walletSignIn({ authorizationUrl: url, signer: holder, jar });
 
     const silent = async () => {
-      const { url: again } = await authorization(config, { prompt: 'none', state: 's' });
+      const { url: again } = await pkceAuthorization(config, { prompt: 'none', state: 's' });
       const response = await request(jar, again);
       expect(response.status).toBe(303);
       return new URL(response.headers.get('location') as string);
@@ -324,7 +319,7 @@ describe('access conditions: only holders may sign in', () => {
     expect(refused.searchParams.get('error')).toBe('login_required');
     expect(refused.searchParams.get('code')).toBeNull();
     // Without prompt=none: the wallet page, where the signature is checked again (and refused).
-    const { url: interactive } = await authorization(config);
+    const { url: interactive } = await pkceAuthorization(config);
     const interaction = await startInteraction(jar, interactive);
     const details = await getDetails(jar, interaction);
     const message = messageFor(details, holder.address);
@@ -333,15 +328,7 @@ describe('access conditions: only holders may sign in', () => {
   });
 
   it('an unreachable RPC node: 503 RPC_UNAVAILABLE at sign-in and at refresh, never a pass; all works again when it is back', async () => {
-    const { config } = await gatedClient(
-      { match: 'all', conditions: [nft()] },
-      { grant_types: ['authorization_code', 'refresh_token'] },
-    );
-    const holder = newHolder();
-    await erc721.mint(holder.address, { id: 5001n });
-    const { url, verifier } = await authorization(config, { scope: 'openid offline_access', prompt: 'consent' });
-    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: holder });
-    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+    const { config, holder, tokens } = await holderWithRefreshToken(5001n);
 
     await chain.node.pause();
     try {
@@ -379,7 +366,7 @@ describe('access conditions: only holders may sign in', () => {
     const { config } = await gatedClient({ match: 'all', conditions: [nft('9999')] });
     const outsider = newHolder();
     const jar = new CookieJar();
-    const { url } = await authorization(config);
+    const { url } = await pkceAuthorization(config);
     const interaction = await startInteraction(jar, url);
     const page = await (await request(jar, interaction)).text();
     expect(page).toContain('Only holders may sign in');
