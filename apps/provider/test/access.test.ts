@@ -141,30 +141,22 @@ describe('access conditions: only holders may sign in', () => {
       conditions: [nft()],
     });
     const current = await (await fetch(body.registration_client_uri, { headers: auth })).json();
-    const updated = await fetch(body.registration_client_uri, {
-      method: 'PUT',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        ...current,
-        registration_access_token: undefined,
-        registration_client_uri: undefined,
-        client_id_issued_at: undefined,
-        access_conditions: { match: 'all', conditions: [nft('42')] },
-      }),
-    });
+    const put = (access_conditions: unknown) =>
+      fetch(body.registration_client_uri, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          ...current,
+          registration_access_token: undefined,
+          registration_client_uri: undefined,
+          client_id_issued_at: undefined,
+          access_conditions,
+        }),
+      });
+    const updated = await put({ match: 'all', conditions: [nft('42')] });
     expect(updated.status, await updated.clone().text()).toBe(200);
     expect((await updated.json()).access_conditions).toEqual({ match: 'all', conditions: [nft('42')] });
-    const broken = await fetch(body.registration_client_uri, {
-      method: 'PUT',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        ...current,
-        registration_access_token: undefined,
-        registration_client_uri: undefined,
-        client_id_issued_at: undefined,
-        access_conditions: { match: 'all', conditions: [{ type: 'native', chainId: 1, minimum: '-1' }] },
-      }),
-    });
+    const broken = await put({ match: 'all', conditions: [{ type: 'native', chainId: 1, minimum: '-1' }] });
     expect(broken.status).toBe(400);
   });
 
