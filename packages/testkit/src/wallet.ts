@@ -1,11 +1,11 @@
 /**
- * A wallet that signs in through the provider's interaction contract (DESIGN.md) over real
+ * A wallet that signs in through the provider's interaction contract (docs/ARCHITECTURE.md) over real
  * HTTP: follow the authorization redirect, read the interaction details as JSON, build the
  * EIP-4361 message from them, sign it with a viem account, post it, follow the redirects to
  * the client's redirect_uri.
  */
 
-import type { InteractionDetails } from '@signet/provider';
+import { type InteractionDetails, messageParameters } from '@signet/provider';
 import { type CreateSiweMessageParameters, createSiweMessage } from '@signet/siwe';
 import type { Address, Hex } from 'viem';
 
@@ -36,23 +36,13 @@ export async function getDetails(jar: CookieJar, interactionUrl: URL): Promise<I
   return (await response.json()) as InteractionDetails;
 }
 
+/** The message the wallet page would build for these details; `overrides` tamper with it (tests of refusals). */
 export function messageFor(
   details: InteractionDetails,
   address: Address,
   overrides: Partial<CreateSiweMessageParameters> = {},
 ): string {
-  return createSiweMessage({
-    domain: details.domain,
-    address,
-    statement: details.statement,
-    uri: details.uri,
-    chainId: details.chainIds[0] as number,
-    nonce: details.nonce,
-    issuedAt: new Date(),
-    expirationTime: new Date(details.expiresAt),
-    resources: details.resources,
-    ...overrides,
-  });
+  return createSiweMessage({ ...messageParameters(details, { address }), ...overrides });
 }
 
 export async function postSignature(

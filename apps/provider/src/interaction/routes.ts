@@ -1,5 +1,5 @@
 /**
- * The SIWE interaction (DESIGN.md's contract):
+ * The SIWE interaction (docs/ARCHITECTURE.md, "The interaction contract"):
  *   GET  /interaction/:uid          the wallet page (HTML) or the details (JSON)
  *   POST /interaction/:uid          { message, signature } as JSON or form → 303 onward
  *   POST /interaction/:uid/abort    → access_denied at the client
@@ -16,7 +16,8 @@ import { accountIdOf, saveSignIn } from '../account.ts';
 import { TTL } from '../oidc.ts';
 import type { Services } from '../services.ts';
 import { StorageUnavailableError } from '../storage/index.ts';
-import { buildDetails, clientView, type InteractionClient, type InteractionDetails, nonceOf } from './details.ts';
+import { expectationsFor } from './contract.ts';
+import { buildDetails, clientView, type InteractionClient, type InteractionDetails } from './details.ts';
 import { InteractionError } from './errors.ts';
 import { renderInteractionPage } from './page.ts';
 
@@ -182,22 +183,11 @@ export function interactionRoutes(services: Services): Router {
       if (interaction.result && 'login' in interaction.result) {
         throw new InteractionError('INTERACTION_COMPLETED', 'this sign-in was already completed');
       }
-      const redirectUri = String(interaction.params.redirect_uri);
       const verified = await verifySiwe({
         message: body.message,
         signature: body.signature,
         client: chains,
-        expect: {
-          domain: config.domain,
-          scheme: new URL(config.origin).protocol.slice(0, -1),
-          origin: config.origin,
-          nonce: nonceOf(uid),
-          chainIds: config.chainIds,
-          resource: redirectUri,
-          time: Date.now(),
-          notIssuedBefore: interaction.iat * 1000,
-          clockSkew: config.clockSkewSeconds * 1000,
-        },
+        expect: expectationsFor(loaded.details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 }),
       });
       metrics.verification(performance.now() - started, verified.method);
 

@@ -5,8 +5,8 @@
  * signature, and posts message + signature with the page's form (the provider answers 303
  * onward, or this page again with the error).
  */
-import { createSiweMessage } from '@signet/siwe/message';
 import { getAddress } from 'viem/utils';
+import { messageFromDetails } from '../../src/interaction/contract.ts';
 import type { InteractionDetails } from '../../src/interaction/details.ts';
 
 /** The interaction details the server embeds in the page (the JSON of GET /interaction/<uid>). */
@@ -99,20 +99,7 @@ async function signIn(wallet: WalletChoice) {
     const chainId = await ensureAllowedChain(wallet.provider);
     if (chainId === undefined) return;
 
-    const now = Date.now() + clockOffset;
-    const issuedAt = new Date(Math.max(now, Date.parse(details.issuedAfter)));
-    const message = createSiweMessage({
-      domain: details.domain,
-      address,
-      statement: details.statement,
-      uri: details.uri,
-      version: '1',
-      chainId,
-      nonce: details.nonce,
-      issuedAt,
-      expirationTime: new Date(details.expiresAt),
-      resources: details.resources,
-    });
+    const message = messageFromDetails(details, { address, chainId, now: Date.now() + clockOffset });
     const preview = $('message-preview');
     const text = $('message-text');
     if (preview && text) {
