@@ -37,9 +37,9 @@ describe('the interaction contract, written once', () => {
 
   it('issuedAt is never before the sign-in began, even from a clock that runs behind', () => {
     const behind = messageParameters(details, { address: `0x${'11'.repeat(20)}`, now: started - 30_000 });
-    expect(behind.issuedAt.getTime()).toBe(started);
+    expect(new Date(behind.issuedAt).getTime()).toBe(started);
     const ahead = messageParameters(details, { address: `0x${'11'.repeat(20)}`, now: started + 1000, chainId: 10 });
-    expect(ahead.issuedAt.getTime()).toBe(started + 1000);
+    expect(new Date(ahead.issuedAt).getTime()).toBe(started + 1000);
     expect(ahead.chainId).toBe(10);
   });
 
