@@ -1,4 +1,4 @@
-/** The reference client's settings (DESIGN.md), read and validated once at start. */
+/** The reference client's settings (README, "The reference client"), read and validated once at start. */
 import { type Env, httpUrl, int, list, oneOf, readSettings, SettingsError, secret, text, textOr } from '@signet/settings';
 
 export { SettingsError };

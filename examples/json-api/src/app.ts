@@ -1,6 +1,6 @@
 /**
- * Application B: a stateless JSON API that verifies Sign-In with Ethereum messages, exactly as
- * spec/example-backends.md describes it (routes, processing order, messages, status codes).
+ * Application B: a stateless JSON API that verifies Sign-In with Ethereum messages; README
+ * ("Application B") lists its routes, processing order, messages and status codes.
  */
 import { clientIp, rateLimit } from '@signet/hono-kit';
 import { createRateLimiter } from '@signet/ratelimit';

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadDatabase } from './sqlite-driver.ts';
-import type { Store } from './store.ts';
+import { StorageUnavailableError, type Store } from './store.ts';
 
 /**
  * The database holds the private signing key, cookie keys and the pairwise salt: only this
@@ -25,6 +25,9 @@ function prepareFile(path: string, warn: (message: string) => void) {
   }
 }
 
+/** SQLite result codes that mean "the storage cannot serve now", not "this request is wrong". */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB|PROTOCOL|NOMEM)/;
+
 /**
  * The embedded default: one SQLite file (WAL mode), created on first start. Several
  * processes may open it (the CLI beside a running provider); writes that must be atomic run
@@ -32,7 +35,7 @@ function prepareFile(path: string, warn: (message: string) => void) {
  */
 export function createSqliteStore(
   path: string,
-  options: { sweepIntervalMs?: number; now?: () => number; warn?: (message: string) => void } = {},
+  options: { sweepIntervalMs?: number; now?: () => number; warn?: (message: string) => void; busyTimeoutMs?: number } = {},
 ): Store {
   const now = options.now ?? Date.now;
   if (path !== ':memory:') prepareFile(path, options.warn ?? (() => {}));
@@ -40,7 +43,7 @@ export function createSqliteStore(
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   db.exec(`
     CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS sets (
@@ -74,6 +77,7 @@ export function createSqliteStore(
     keys: db.prepare(
       `SELECT key FROM kv WHERE key >= @prefix AND key < @end AND ${alive} UNION SELECT DISTINCT key FROM sets WHERE key >= @prefix AND key < @end AND ${alive}`,
     ),
+    getCounter: db.prepare(`SELECT value, expires_at FROM kv WHERE key = @key AND ${alive}`),
     sweepKv: db.prepare('DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?'),
     sweepSets: db.prepare('DELETE FROM sets WHERE expires_at IS NOT NULL AND expires_at <= ?'),
   };
@@ -95,9 +99,7 @@ export function createSqliteStore(
     q.extendSet.run({ key, expiresAt: until });
   });
   const increment = db.transaction((key: string, ttl: number, by: number) => {
-    const row = db.prepare(`SELECT value, expires_at FROM kv WHERE key = @key AND ${alive}`).get({ key, now: now() }) as
-      | { value: string; expires_at: number | null }
-      | undefined;
+    const row = q.getCounter.get({ key, now: now() }) as { value: string; expires_at: number | null } | undefined;
     const next = (row ? Number(row.value) : 0) + by;
     q.upsert.run({ key, value: String(next), expiresAt: row ? row.expires_at : expiry(ttl) });
     return next;
@@ -108,43 +110,57 @@ export function createSqliteStore(
     q.sweepKv.run(t);
     q.sweepSets.run(t);
   };
-  const timer = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
+  const timer = setInterval(() => {
+    try {
+      sweep();
+    } catch {
+      // a locked or full database: the next sweep tries again
+    }
+  }, options.sweepIntervalMs ?? 60_000);
   timer.unref();
+
+  /**
+   * SQLite failures a request cannot fix (the database locked by another process beyond the busy
+   * timeout, a full disk, an I/O error, a read-only file) become StorageUnavailableError, which
+   * the provider answers with 503, as it does for an unreachable Redis.
+   */
+  const guard = <T>(operation: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(operation());
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && UNAVAILABLE.test(code)) {
+        return Promise.reject(new StorageUnavailableError(`SQLite: ${code} (${(error as Error).message})`, { cause: error }));
+      }
+      return Promise.reject(error);
+    }
+  };
 
   return {
     kind: 'sqlite',
-    async get(key) {
-      return (q.get.get({ key, now: now() }) as { value: string } | undefined)?.value;
-    },
-    async getMany(keys) {
-      const t = now();
-      return keys.map((key) => (q.get.get({ key, now: t }) as { value: string } | undefined)?.value);
-    },
-    async set(key, value, ttl) {
-      q.upsert.run({ key, value, expiresAt: expiry(ttl) });
-    },
-    async setIfAbsent(key, value, ttl) {
-      return q.insertIfAbsent.run({ key, value, expiresAt: expiry(ttl), now: now() }).changes === 1;
-    },
-    async delete(...keys) {
-      deleteMany(keys);
-    },
-    async addToSet(key, member, ttl) {
-      addToSet.immediate(key, member, ttl);
-    },
-    async members(key) {
-      return (q.members.all({ key, now: now() }) as { member: string }[]).map((r) => r.member);
-    },
-    async increment(key, ttl, by = 1) {
-      return increment.immediate(key, ttl, by);
-    },
-    async keys(prefix) {
-      // Range scan: every key that starts with prefix sorts in [prefix, prefix + U+FFFF).
-      return (q.keys.all({ prefix, end: `${prefix}\uffff`, now: now() }) as { key: string }[]).map((r) => r.key);
-    },
-    async ping() {
-      db.prepare('SELECT 1').get();
-    },
+    get: (key) => guard(() => (q.get.get({ key, now: now() }) as { value: string } | undefined)?.value),
+    getMany: (keys) =>
+      guard(() => {
+        const t = now();
+        return keys.map((key) => (q.get.get({ key, now: t }) as { value: string } | undefined)?.value);
+      }),
+    set: (key, value, ttl) =>
+      guard(() => {
+        q.upsert.run({ key, value, expiresAt: expiry(ttl) });
+      }),
+    setIfAbsent: (key, value, ttl) =>
+      guard(() => q.insertIfAbsent.run({ key, value, expiresAt: expiry(ttl), now: now() }).changes === 1),
+    delete: (...keys) => guard(() => deleteMany(keys)),
+    addToSet: (key, member, ttl) => guard(() => addToSet.immediate(key, member, ttl)),
+    members: (key) => guard(() => (q.members.all({ key, now: now() }) as { member: string }[]).map((r) => r.member)),
+    increment: (key, ttl, by = 1) => guard(() => increment.immediate(key, ttl, by)),
+    // Range scan: every key that starts with prefix sorts in [prefix, prefix + U+FFFF).
+    keys: (prefix) =>
+      guard(() => (q.keys.all({ prefix, end: `${prefix}\uffff`, now: now() }) as { key: string }[]).map((r) => r.key)),
+    ping: () =>
+      guard(() => {
+        db.prepare('SELECT 1').get();
+      }),
     async close() {
       clearInterval(timer);
       if (db.open) db.close();

@@ -2,7 +2,8 @@
  * The storage every provider state goes through: a small key-value interface with
  * expiry, sets (for the grant index) and two atomic operations. Three implementations:
  * memory (tests), SQLite (the embedded default) and Redis (shared by replicas).
- * Keys are given without the deployment prefix; each store adds its own.
+ * Keys are given without the deployment prefix: Redis adds STORAGE_PREFIX (several deployments
+ * may share one Redis); an SQLite file and a memory store belong to one deployment and add none.
  */
 export interface Store {
   readonly kind: 'memory' | 'sqlite' | 'redis';
