@@ -8,7 +8,7 @@
 import { createRateLimiter, type RateLimiter, rateLimitKey } from '@signet/ratelimit';
 import type { Context } from 'koa';
 import type { Config } from './config.ts';
-import { InteractionError } from './interaction/errors.ts';
+import { HttpError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { StorageUnavailableError, type Store } from './storage/index.ts';
@@ -16,7 +16,7 @@ import { StorageUnavailableError, type Store } from './storage/index.ts';
 export type LimitBucket = 'authorization' | 'interaction' | 'registration' | 'token';
 
 export type RateLimits = {
-  /** Throws InteractionError RATE_LIMITED (429) or STORAGE_UNAVAILABLE (503) when the request may not proceed. */
+  /** Throws HttpError RATE_LIMITED (429) or STORAGE_UNAVAILABLE (503) when the request may not proceed. */
   check(ctx: Context, bucket: LimitBucket): Promise<void>;
 };
 
@@ -39,16 +39,18 @@ export function createRateLimits(store: Store, config: Config, logger: Logger, m
           logger.warn({ err: error, bucket }, 'rate-limit store unavailable; failing open (RATE_LIMIT_FAIL_OPEN)');
           return;
         }
-        throw new InteractionError('STORAGE_UNAVAILABLE', 'the rate-limit store is unavailable; try again shortly', {
+        throw new HttpError('STORAGE_UNAVAILABLE', 'the rate-limit store is unavailable; try again shortly', {
           cause: error instanceof StorageUnavailableError ? error : new StorageUnavailableError(String(error)),
+          retryAfter: 5,
         });
       }
       ctx.set('RateLimit-Limit', String(result.limit));
       ctx.set('RateLimit-Remaining', String(result.remaining));
       if (!result.allowed) {
-        ctx.set('Retry-After', String(result.retryAfter));
         metrics.rateLimited(bucket);
-        throw new InteractionError('RATE_LIMITED', `too many requests from this address; retry in ${result.retryAfter} s`);
+        throw new HttpError('RATE_LIMITED', `too many requests from this address; retry in ${result.retryAfter} s`, {
+          retryAfter: result.retryAfter,
+        });
       }
     },
   };

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ERROR_STATUS, HttpError, statusOf, toHttpError } from './errors.ts';
+import { StorageUnavailableError } from './storage/index.ts';
+
+describe("the provider's error codes", () => {
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8');
+
+  it('every code is documented in README with its status', () => {
+    for (const [code, status] of Object.entries(ERROR_STATUS)) {
+      const row = readme.split('\n').find((line) => line.startsWith(`| ${status} |`) && line.includes(`\`${code}\``));
+      expect(row, `README's interaction error table lists ${code} under ${status}`).toBeDefined();
+    }
+  });
+
+  it('maps SIWE failures: INVALID_SIGNATURE 401, RPC_UNAVAILABLE 503, the rest 400', () => {
+    expect(statusOf('INVALID_SIGNATURE')).toBe(401);
+    expect(statusOf('RPC_UNAVAILABLE')).toBe(503);
+    expect(statusOf('NONCE_MISMATCH')).toBe(400);
+    expect(statusOf('INTERACTION_EXPIRED')).toBe(410);
+  });
+
+  it('converts what is thrown: SIWE errors keep their type, storage failures (also as a cause) are 503, bugs are left alone', () => {
+    expect(toHttpError(new StorageUnavailableError('down'))).toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+      status: 503,
+      retryAfter: 5,
+    });
+    expect(toHttpError(new Error('wrapped', { cause: new StorageUnavailableError('down') }))?.status).toBe(503);
+    expect(toHttpError(new TypeError('a bug'))).toBeUndefined();
+    expect(new HttpError('RATE_LIMITED', 'slow down').oauthError).toBe('rate_limited');
+    expect(new HttpError('ACCESS_CONDITION_NOT_MET', 'no').oauthError).toBe('access_denied');
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * Every error the provider's own endpoints answer: one table of codes and statuses, one error
+ * class, one conversion from whatever was thrown, and one function that writes the response.
+ * SIWE failures keep the library's stable types as their codes.
+ */
+import { isSiweError, type SiweErrorType, siweErrorStatus } from '@signet/siwe';
+import type { Context } from 'koa';
+import { AccessDeniedError, AccessRpcError } from './access.ts';
+import { StorageUnavailableError } from './storage/index.ts';
+
+export const ERROR_STATUS = {
+  /** The body is not JSON / form data, or lacks `message` or `signature`. */
+  INVALID_REQUEST: 400,
+  /** The body is larger than INTERACTION_BODY_LIMIT, or the message longer than 10,000 characters. */
+  PAYLOAD_TOO_LARGE: 413,
+  /** The body is neither application/json nor application/x-www-form-urlencoded. */
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  /** No sign-in with this uid exists. */
+  INTERACTION_NOT_FOUND: 404,
+  /** The sign-in existed but its 10 minutes are over. */
+  INTERACTION_EXPIRED: 410,
+  /** The interaction cookie set by the authorization endpoint is missing or belongs to another sign-in. */
+  INTERACTION_COOKIE_MISSING: 400,
+  /** A signature was already accepted for this sign-in. */
+  INTERACTION_COMPLETED: 409,
+  /** The provider session this sign-in belongs to ended or changed. */
+  SESSION_CHANGED: 400,
+  /** The account does not hold what the client's access conditions require. */
+  ACCESS_CONDITION_NOT_MET: 403,
+  /** Too many attempts from this client address. */
+  RATE_LIMITED: 429,
+  /** Storage (SQLite file or Redis) could not be reached. */
+  STORAGE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS | SiweErrorType;
+
+export function statusOf(code: ErrorCode): number {
+  if (code in ERROR_STATUS) return ERROR_STATUS[code as keyof typeof ERROR_STATUS];
+  return siweErrorStatus(code as SiweErrorType);
+}
+
+/** For an expired sign-in: where the page sends the person back. */
+export type ExpiredSignIn = { client?: { client_id: string; client_name?: string; client_uri?: string }; redirectUri?: string };
+
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: { cause?: unknown; retryAfter?: number; expired?: ExpiredSignIn } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.status = statusOf(code);
+    this.retryAfter = options.retryAfter;
+    this.expired = options.expired;
+  }
+  readonly retryAfter: number | undefined;
+  readonly expired: ExpiredSignIn | undefined;
+
+  /** The OAuth 2.0 `error` value, where the endpoint is an OAuth one (token, registration, authorization). */
+  get oauthError(): string {
+    if (this.status === 429) return 'rate_limited';
+    if (this.status === 503) return 'temporarily_unavailable';
+    if (this.status === 403) return 'access_denied';
+    return 'invalid_request';
+  }
+}
+
+/** What was thrown, as an HttpError, or undefined for an error that is a bug (left to become a 500). */
+export function toHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (isSiweError(error)) return new HttpError(error.type, error.message, { cause: error });
+  if (error instanceof AccessDeniedError) return new HttpError('ACCESS_CONDITION_NOT_MET', error.message, { cause: error });
+  if (error instanceof AccessRpcError)
+    return new HttpError('RPC_UNAVAILABLE', `${error.message}; try again shortly`, { cause: error });
+  if (
+    error instanceof StorageUnavailableError ||
+    (error as { cause?: unknown } | undefined)?.cause instanceof StorageUnavailableError
+  ) {
+    return new HttpError('STORAGE_UNAVAILABLE', 'storage is unavailable; try again shortly', { cause: error, retryAfter: 5 });
+  }
+  return undefined;
+}
+
+/**
+ * Writes an error response: `{ error, error_description }` with the Signet code (`wire:
+ * 'code'`, the interaction contract) or the OAuth value (`wire: 'oauth'`), or, when `page` is
+ * given, the HTML it renders.
+ */
+export function sendError(ctx: Context, error: HttpError, options: { wire: 'code' | 'oauth'; page?: () => string }) {
+  ctx.status = error.status;
+  ctx.set('cache-control', 'no-store');
+  if (error.retryAfter !== undefined) ctx.set('Retry-After', String(error.retryAfter));
+  if (options.page) {
+    ctx.type = 'html';
+    ctx.body = options.page();
+    return;
+  }
+  ctx.body = { error: options.wire === 'code' ? error.code : error.oauthError, error_description: error.message };
+}
