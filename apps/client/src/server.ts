@@ -1,7 +1,8 @@
 /** `npm run client`: the reference client on PORT (3001). */
 import { serve } from '@hono/node-server';
+import { runServer } from '@signet/settings';
 import { buildClientApp } from './app.ts';
-import { type ClientConfig, loadClientConfig, SettingsError } from './config.ts';
+import { type ClientConfig, loadClientConfig } from './config.ts';
 
 export function startClient(config: ClientConfig, options: Parameters<typeof buildClientApp>[1] = {}) {
   const { app } = buildClientApp(config, options);
@@ -9,25 +10,18 @@ export function startClient(config: ClientConfig, options: Parameters<typeof bui
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  let config: ClientConfig;
-  try {
-    config = loadClientConfig();
-  } catch (error) {
-    if (error instanceof SettingsError) {
-      console.error(`signet client: invalid setting: ${error.message}`);
-      process.exit(78);
-    }
-    throw error;
-  }
-  // A local http:// provider (development) needs openid-client's insecure-requests switch.
-  const { allowInsecureRequests } = await import('openid-client');
-  const server = startClient(config, config.issuer.startsWith('http://') ? { execute: [allowInsecureRequests] } : {});
-  console.log(`Signet example client on http://localhost:${config.port} (provider ${config.issuer})`);
-  const stop = () => {
-    server.close(() => process.exit(0));
-    // Keep-alive connections would hold close() open: end the idle ones now.
-    (server as import('node:http').Server).closeIdleConnections?.();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  await runServer('signet client', loadClientConfig, async (config) => {
+    // A local http:// provider (development) needs openid-client's insecure-requests switch.
+    const { allowInsecureRequests } = await import('openid-client');
+    const server = startClient(config, config.issuer.startsWith('http://') ? { execute: [allowInsecureRequests] } : {});
+    console.log(`Signet example client on http://localhost:${config.port} (provider ${config.issuer})`);
+    return {
+      stop: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Keep-alive connections would hold close() open: end the idle ones now.
+          (server as import('node:http').Server).closeIdleConnections?.();
+        }),
+    };
+  });
 }

@@ -4,13 +4,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
+import { SettingsError } from '@signet/settings';
 import { createChainRegistry } from '@signet/siwe';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { createAccessGate } from './access.ts';
 import { accessLog } from './access-log.ts';
 import { withAuthMethodDefault } from './clients.ts';
-import { type Config, ConfigError } from './config.ts';
+import type { Config } from './config.ts';
 import { createEnsResolver } from './ens.ts';
 import { interactionRoutes } from './interaction/routes.ts';
 import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
@@ -56,7 +57,7 @@ async function validateStaticClients(provider: Provider, config: Config) {
       await provider.Client.validate(withAuthMethodDefault(metadata, PROFILES[config.profile].defaultClientAuthMethod) as never);
     } catch (error) {
       const description = (error as { error_description?: string }).error_description ?? (error as Error).message;
-      throw new ConfigError(`CLIENTS_FILE: entry ${index} (client_id ${String(metadata.client_id)}): ${description}`);
+      throw new SettingsError(`CLIENTS_FILE: entry ${index} (client_id ${String(metadata.client_id)}): ${description}`);
     }
   }
 }
@@ -71,7 +72,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await store.ping();
   } catch (error) {
     await store.close();
-    throw new ConfigError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
+    throw new SettingsError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
   }
 
   const metrics: Metrics = createMetrics();

@@ -9,8 +9,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { SettingsError } from '@signet/settings';
 import { exportJWK, generateKeyPair } from 'jose';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
 import { listSigningKeys, RETIRED_KEY_RETENTION_MS, rotateSigningKeys } from './keys.ts';
 import { createLogger } from './logger.ts';
 import { PROFILES } from './profiles.ts';
@@ -339,7 +340,7 @@ export const USAGE = `usage: signet clients|keys <command> [options]\n\n${Object
 
 /**
  * Runs one CLI command. Returns the exit status for help and success; throws UsageError for a
- * bad command line and ConfigError for a bad setting.
+ * bad command line and SettingsError for a bad setting.
  */
 export async function runCli(
   argv: string[],
@@ -387,7 +388,7 @@ export async function runCli(
       try {
         await store.ping();
       } catch (error) {
-        throw new ConfigError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
+        throw new SettingsError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
       }
     }
     await command.run({ config, store, values: parsed.values, positionals: parsed.positionals, out });
@@ -407,7 +408,7 @@ export function cliMain(argv = process.argv.slice(2)): void {
         if (error.usage) console.error(`\n${error.usage}`);
         process.exit(64);
       }
-      if (error instanceof ConfigError) {
+      if (error instanceof SettingsError) {
         console.error(`signet: invalid setting: ${error.message}`);
         process.exit(78);
       }

@@ -1,20 +1,29 @@
 /**
  * Every setting of the provider, read from the environment and validated here, once, at
- * start. A bad value throws a ConfigError naming the variable; nothing else in the provider
+ * start. A bad value throws a SettingsError naming the variable; nothing else in the provider
  * reads `process.env`.
  */
 import { readFileSync } from 'node:fs';
-import { bool, chainIds, type Env, httpUrl, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
-import { rpcUrlsFromSettings } from '@signet/siwe';
+import {
+  bool,
+  chainIds,
+  type Env,
+  httpUrl,
+  int,
+  oneOf,
+  RPC_SETTING_NAMES,
+  readRpcUrls,
+  readSettings,
+  SettingsError,
+  secret,
+  text,
+} from '@signet/settings';
 import { z } from 'zod';
 import { type LogFormat, resolveLogFormat } from './logger.ts';
 
 export type Profile = 'self-hosted' | 'hosted';
 
 /** A setting that stops the start; the message begins with the variable's name. */
-export { SettingsError as ConfigError };
-
-const ConfigError = SettingsError;
 
 const optionalText = text();
 
@@ -122,7 +131,7 @@ const schema = {
 };
 
 /** Every environment variable the provider reads (README and .env.example list each one). */
-export const SETTING_NAMES: readonly string[] = [...Object.keys(schema), 'ETH_RPC_URL', 'RPC_URLS'];
+export const SETTING_NAMES: readonly string[] = [...Object.keys(schema), ...RPC_SETTING_NAMES];
 
 /** An operator-supplied legal text: HTML (trusted, from the operator's file) or plain text. */
 export type LegalText = { format: 'html' | 'text'; content: string };
@@ -133,7 +142,7 @@ function readLegalFile(variable: string, path: string | undefined): LegalText | 
     const content = readFileSync(path, 'utf8');
     return { format: /\.html?$/i.test(path) ? 'html' : 'text', content };
   } catch (error) {
-    throw new ConfigError(`${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
+    throw new SettingsError(`${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
   }
 }
 
@@ -193,38 +202,33 @@ function readClientsFile(path: string): Record<string, unknown>[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`CLIENTS_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
+    throw new SettingsError(`CLIENTS_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`CLIENTS_FILE: ${path} is not valid JSON (${(error as Error).message})`);
+    throw new SettingsError(`CLIENTS_FILE: ${path} is not valid JSON (${(error as Error).message})`);
   }
-  if (!Array.isArray(parsed)) throw new ConfigError(`CLIENTS_FILE: ${path} must hold a JSON array of client metadata objects`);
+  if (!Array.isArray(parsed)) throw new SettingsError(`CLIENTS_FILE: ${path} must hold a JSON array of client metadata objects`);
   parsed.forEach((entry, index) => {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      throw new ConfigError(`CLIENTS_FILE: entry ${index} must be an object`);
+      throw new SettingsError(`CLIENTS_FILE: entry ${index} must be an object`);
     }
     if (typeof (entry as { client_id?: unknown }).client_id !== 'string') {
-      throw new ConfigError(`CLIENTS_FILE: entry ${index} has no client_id`);
+      throw new SettingsError(`CLIENTS_FILE: entry ${index} has no client_id`);
     }
   });
   const ids = parsed.map((entry) => (entry as { client_id: string }).client_id);
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (duplicate) throw new ConfigError(`CLIENTS_FILE: client_id ${duplicate} appears twice`);
+  if (duplicate) throw new SettingsError(`CLIENTS_FILE: client_id ${duplicate} appears twice`);
   return parsed as Record<string, unknown>[];
 }
 
-/** Reads and validates the settings; throws ConfigError naming the first bad variable. */
+/** Reads and validates the settings; throws SettingsError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const s = readSettings(schema, env);
-  let rpcUrls: Record<number, string>;
-  try {
-    rpcUrls = rpcUrlsFromSettings({ ETH_RPC_URL: env.ETH_RPC_URL, RPC_URLS: env.RPC_URLS });
-  } catch (error) {
-    throw new ConfigError((error as Error).message.replace(/^(ETH_RPC_URL|RPC_URLS)/, '$1:'));
-  }
+  const rpcUrls = readRpcUrls(env);
 
   const base = s.ISSUER.href.replace(/\/+$/, '');
   const allowedChains = s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])];

@@ -1,5 +1,6 @@
+export { SettingsError } from '@signet/settings';
 export { type App, type BuildOptions, buildApp } from './app.ts';
-export { type Config, ConfigError, loadConfig, type Profile, SETTING_NAMES } from './config.ts';
+export { type Config, loadConfig, type Profile, SETTING_NAMES } from './config.ts';
 export { expectationsFor, type MessageOptions, messageFromDetails, messageParameters } from './interaction/contract.ts';
 export type { InteractionClient, InteractionDetails } from './interaction/details.ts';
 export { createLogger, type Logger } from './logger.ts';

@@ -4,8 +4,9 @@
  * storage and exit.
  */
 import { createServer, type Server } from 'node:http';
+import { SettingsError } from '@signet/settings';
 import { type App, buildApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 
 export type RunningProvider = { app: App; server: Server; url: string; stop(): Promise<void> };
@@ -50,7 +51,7 @@ export async function runProvider(): Promise<void> {
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof SettingsError) {
       console.error(`signet: invalid setting: ${error.message}`);
       process.exit(78); // EX_CONFIG
     }
@@ -61,7 +62,7 @@ export async function runProvider(): Promise<void> {
   try {
     running = await startProvider(config, logger);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof SettingsError) {
       logger.fatal(`invalid setting: ${error.message}`);
       process.exit(78);
     }

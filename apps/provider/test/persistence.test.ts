@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp, ConfigError, loadConfig } from '@signet/provider';
+import { buildApp, loadConfig, SettingsError } from '@signet/provider';
 import { runCli } from '@signet/provider/cli';
 import {
   CookieJar,
@@ -218,7 +218,7 @@ describe('settings are validated once, at start, naming the variable', () => {
     [{ ENS_UNIVERSAL_RESOLVER: '0x12' }, /^ENS_UNIVERSAL_RESOLVER:/],
     [{ CLIENTS_FILE: join(dir, 'missing.json') }, /^CLIENTS_FILE: cannot read/],
   ])('%j', (env, message) => {
-    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(SettingsError);
     expect(() => loadConfig(env)).toThrow(message);
   });
 

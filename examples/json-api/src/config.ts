@@ -1,7 +1,6 @@
 /** Application B's settings, read and validated once at start. */
 import { randomBytes } from 'node:crypto';
-import { bool, chainIds, type Env, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
-import { rpcUrlsFromSettings } from '@signet/siwe';
+import { bool, chainIds, type Env, int, oneOf, readRpcUrls, readSettings, SettingsError, secret, text } from '@signet/settings';
 
 export { SettingsError };
 
@@ -61,12 +60,7 @@ export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
   }
   if (s.REDIS_URL && !/^rediss?:\/\//.test(s.REDIS_URL))
     throw new SettingsError('REDIS_URL: must be a redis:// or rediss:// URL');
-  let rpcUrls: Record<number, string>;
-  try {
-    rpcUrls = rpcUrlsFromSettings({ ETH_RPC_URL: env.ETH_RPC_URL, RPC_URLS: env.RPC_URLS });
-  } catch (error) {
-    throw new SettingsError((error as Error).message.replace(/^(ETH_RPC_URL|RPC_URLS)/, '$1:'));
-  }
+  const rpcUrls = readRpcUrls(env);
   const local = s.NODE_ENV === 'production' ? [] : localDevelopmentDomains(s.PORT);
   const allowedDomains = [...new Set([...local, ...(frontendDomain ? [frontendDomain] : [])])];
   if (allowedDomains.length === 0)

@@ -1,6 +1,5 @@
 /** Application A's settings, read and validated once at start. */
-import { bool, chainIds, type Env, int, oneOf, readSettings, SettingsError, secret, text } from '@signet/settings';
-import { rpcUrlsFromSettings } from '@signet/siwe';
+import { bool, chainIds, type Env, int, oneOf, readRpcUrls, readSettings, SettingsError, secret, text } from '@signet/settings';
 
 export { SettingsError };
 
@@ -46,12 +45,7 @@ export function loadSessionAppConfig(env: Env = process.env): SessionAppConfig {
       `EXPECTED_DOMAIN: must be host[:port], like app.example.com (got ${JSON.stringify(s.EXPECTED_DOMAIN)})`,
     );
   }
-  let rpcUrls: Record<number, string>;
-  try {
-    rpcUrls = rpcUrlsFromSettings({ ETH_RPC_URL: env.ETH_RPC_URL, RPC_URLS: env.RPC_URLS });
-  } catch (error) {
-    throw new SettingsError((error as Error).message.replace(/^(ETH_RPC_URL|RPC_URLS)/, '$1:'));
-  }
+  const rpcUrls = readRpcUrls(env);
   return {
     port: s.PORT,
     sessionSecret: s.SESSION_SECRET as string,

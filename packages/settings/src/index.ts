@@ -107,6 +107,99 @@ export const chainIds = () =>
     return [...new Set(ids.map(Number))];
   });
 
+const isHttpUrl = (value: string) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/** `RPC_URLS`: comma-separated `<chainId>=<http(s) URL>` entries → `{ chainId: url }` (each chain once). */
+export const rpcUrlList = () =>
+  text().transform((value, ctx) => {
+    const urls: Record<number, string> = {};
+    for (const entry of (value ?? '').split(',')) {
+      const trimmed = entry.trim();
+      if (trimmed === '') continue;
+      const separator = trimmed.indexOf('=');
+      const chainText = trimmed.slice(0, separator).trim();
+      const url = trimmed.slice(separator + 1).trim();
+      if (separator === -1 || !/^[1-9][0-9]*$/.test(chainText) || !isHttpUrl(url)) {
+        ctx.addIssue({ code: 'custom', message: `entry ${JSON.stringify(trimmed)} must look like <chainId>=<http(s) URL>` });
+        return z.NEVER;
+      }
+      const chainId = Number(chainText);
+      if (chainId in urls) {
+        ctx.addIssue({ code: 'custom', message: `sets chain ${chainId} again (each chain once)` });
+        return z.NEVER;
+      }
+      urls[chainId] = url;
+    }
+    return urls;
+  });
+
+/** The settings every app reads for its RPC nodes: `ETH_RPC_URL` (chain 1) and `RPC_URLS` (more chains). */
+export const RPC_SETTING_NAMES = ['ETH_RPC_URL', 'RPC_URLS'] as const;
+
+/** chainId → RPC URL from `ETH_RPC_URL` and `RPC_URLS`; throws SettingsError naming the variable. */
+export function readRpcUrls(env: Env): Record<number, string> {
+  const s = readSettings(
+    {
+      ETH_RPC_URL: text().transform((value, ctx) => {
+        if (value !== undefined && !isHttpUrl(value)) {
+          ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+          return z.NEVER;
+        }
+        return value;
+      }),
+      RPC_URLS: rpcUrlList(),
+    },
+    env,
+  );
+  const urls = { ...s.RPC_URLS };
+  if (s.ETH_RPC_URL !== undefined) {
+    if (1 in urls) throw new SettingsError('RPC_URLS: sets chain 1 again (ETH_RPC_URL already is chain 1; each chain once)');
+    urls[1] = s.ETH_RPC_URL;
+  }
+  return urls;
+}
+
+/**
+ * The start of every Signet server: reads its settings (a SettingsError prints
+ * `<name>: invalid setting: <message>` and exits 78, EX_CONFIG), starts it, and on SIGTERM or
+ * SIGINT stops it and exits 0.
+ */
+export async function runServer<C>(
+  name: string,
+  load: () => C,
+  start: (config: C) => Promise<{ stop(): Promise<void> | void }> | { stop(): Promise<void> | void },
+): Promise<void> {
+  let config: C;
+  try {
+    config = load();
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      console.error(`${name}: invalid setting: ${error.message}`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const running = await start(config);
+  const stop = () => {
+    Promise.resolve(running.stop()).then(
+      () => process.exit(0),
+      (error) => {
+        console.error(`${name}: could not stop cleanly: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
 /** Parses `env` with the schema; throws SettingsError naming the first bad variable. */
 export function readSettings<S extends z.ZodRawShape>(shape: S, env: Env): z.output<z.ZodObject<S>> {
   const result = z.object(shape).safeParse(env);

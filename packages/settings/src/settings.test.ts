@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bool, httpUrl, int, list, oneOf, readSettings, SettingsError, secret, textOr } from './index.ts';
+import { bool, httpUrl, int, list, oneOf, readRpcUrls, readSettings, SettingsError, secret, textOr } from './index.ts';
 
 const shape = {
   PORT: int(1, 65535, 3000),
@@ -41,5 +41,33 @@ describe('readSettings', () => {
     expect(() => readSettings(shape, { SESSION_SECRET: 'too-short-secret' })).toThrow(
       /^SESSION_SECRET: must be at least 32 characters$/,
     );
+  });
+});
+
+describe('readRpcUrls (ETH_RPC_URL and RPC_URLS)', () => {
+  it('reads ETH_RPC_URL as chain 1 and RPC_URLS as more chains', () => {
+    expect(
+      readRpcUrls({
+        ETH_RPC_URL: 'https://eth.example',
+        RPC_URLS: '137=https://polygon.example, 10=http://127.0.0.1:8545',
+      }),
+    ).toEqual({ 1: 'https://eth.example', 137: 'https://polygon.example', 10: 'http://127.0.0.1:8545' });
+  });
+
+  it('is empty when nothing is set', () => {
+    expect(readRpcUrls({})).toEqual({});
+    expect(readRpcUrls({ ETH_RPC_URL: '  ', RPC_URLS: '' })).toEqual({});
+  });
+
+  it.each([
+    [{ ETH_RPC_URL: 'not a url' }, /^ETH_RPC_URL: must be an http\(s\) URL/],
+    [{ ETH_RPC_URL: 'ftp://x.example' }, /^ETH_RPC_URL:/],
+    [{ RPC_URLS: '137' }, /^RPC_URLS: entry "137"/],
+    [{ RPC_URLS: 'polygon=https://p.example' }, /^RPC_URLS: entry "polygon=/],
+    [{ RPC_URLS: '137=https://a.example,137=https://b.example' }, /chain 137 again/],
+    [{ ETH_RPC_URL: 'https://a.example', RPC_URLS: '1=https://b.example' }, /chain 1 again/],
+  ])('refuses %j, naming the variable', (settings, message) => {
+    expect(() => readRpcUrls(settings)).toThrow(message);
+    expect(() => readRpcUrls(settings)).toThrow(SettingsError);
   });
 });

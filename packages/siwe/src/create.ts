@@ -48,7 +48,7 @@ export function createSiweMessage(parameters: CreateSiweMessageParameters): stri
     throw new SiweError('INVALID_MESSAGE_VERSION', `version must be 1, found ${JSON.stringify(version)}`, { field: 'version' });
   }
   if (typeof chainId !== 'number' || !Number.isSafeInteger(chainId) || chainId < 1) {
-    throw new SiweError('UNABLE_TO_PARSE', `chain id must be a positive integer, found ${chainId}`, { field: 'chainId' });
+    throw new SiweError('INVALID_CHAIN_ID', `chain id must be a positive integer, found ${chainId}`, { field: 'chainId' });
   }
 
   const origin = scheme === undefined ? domain : `${scheme}://${domain}`;

@@ -3,8 +3,10 @@
  * on message text. New types may be added; existing ones are never renamed.
  */
 export const SIWE_ERROR_TYPES = [
-  /** The text is not an EIP-4361 message (missing, extra or out-of-order lines, malformed scheme or chain id). */
+  /** The text is not an EIP-4361 message (missing, extra or out-of-order lines, a malformed scheme). */
   'UNABLE_TO_PARSE',
+  /** The chain id is not a positive decimal integer (no leading zeros, at most 2^53 − 1). */
+  'INVALID_CHAIN_ID',
   /** The domain line is not an RFC 3986 authority. */
   'INVALID_DOMAIN',
   /** The domain is not the one expected (or not in the allow-list). */

@@ -1,4 +1,4 @@
-export { type ChainRegistry, type ChainRegistryOptions, createChainRegistry, rpcUrlsFromSettings } from './chains.ts';
+export { type ChainRegistry, type ChainRegistryOptions, createChainRegistry } from './chains.ts';
 export { type CreateSiweMessageParameters, createSiweMessage } from './create.ts';
 export {
   createEnhancedVerifier,

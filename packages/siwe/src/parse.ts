@@ -128,7 +128,7 @@ export function parseSiweMessage(text: string): SiweMessage {
   const chainIdText = tagged(CHAIN_ID);
   if (!CHAIN_ID_RE.test(chainIdText) || !Number.isSafeInteger(Number(chainIdText))) {
     throw fail(
-      'UNABLE_TO_PARSE',
+      'INVALID_CHAIN_ID',
       `chain id must be a positive decimal integer without leading zeros, found ${show(chainIdText)}`,
       'chainId',
       chainIdText,
