@@ -1,12 +1,6 @@
-export { type ChainRegistry, type ChainRegistryOptions, createChainRegistry } from './chains.ts';
-export { type CreateSiweMessageParameters, createSiweMessage } from './create.ts';
-export {
-  createEnhancedVerifier,
-  ENHANCED_VERIFIER_DEFAULTS,
-  type EnhancedVerifier,
-  type EnhancedVerifierConfig,
-  type EnhancedVerifyParameters,
-} from './enhanced.ts';
+export { MAX_SIWE_MESSAGE_LENGTH } from './constants.ts';
+export { type ChainRegistry, type ChainRegistryOptions, createChainRegistry } from './createChainRegistry.ts';
+export { type CreateSiweMessageParameters, createSiweMessage } from './createSiweMessage.ts';
 export {
   isSiweError,
   SIWE_ERROR_TYPES,
@@ -16,18 +10,20 @@ export {
   type SiweField,
   siweErrorStatus,
 } from './errors.ts';
+export { generateNonce } from './generateNonce.ts';
 export { isSiweUri } from './grammar.ts';
-export { MAX_SIWE_MESSAGE_LENGTH, type SiweMessage, siweTime } from './message.ts';
-export { generateNonce } from './nonce.ts';
-export { parseSiweMessage } from './parse.ts';
-export { personalSignHash, recoverPersonalSignAddress } from './recover.ts';
+export { parseSiweMessage } from './parseSiweMessage.ts';
+export { personalSignHash, recoverPersonalSignAddress } from './recoverPersonalSignAddress.ts';
+export { siweTime } from './siweTime.ts';
+export type { SiweMessage } from './types.ts';
 export {
   DEFAULT_CLOCK_SKEW_MS,
   type SiweExpectations,
   validateSiweFields,
   validateSiweMessage,
   validateSiweTimes,
-} from './validate.ts';
+} from './validateSiweMessage.ts';
+export { type VerifySiweParameters, verifySiwe } from './verifySiwe.ts';
 export {
   CONTRACT_WALLET_GAS_CAP,
   type SiweVerificationClient,
@@ -35,5 +31,4 @@ export {
   type VerifySiweSignatureParameters,
   type VerifySiweSignatureReturnType,
   verifySiweSignature,
-} from './verify.ts';
-export { type VerifySiweParameters, verifySiwe } from './verifySiwe.ts';
+} from './verifySiweSignature.ts';

@@ -2,7 +2,7 @@
  * `@signet/siwe/message`: parsing and formatting only, for browsers (the wallet page).
  * No signature recovery and no RPC client, so it bundles small.
  */
-export { type CreateSiweMessageParameters, createSiweMessage } from './create.ts';
+export { type CreateSiweMessageParameters, createSiweMessage } from './createSiweMessage.ts';
 export {
   isSiweError,
   SIWE_ERROR_TYPES,
@@ -11,5 +11,6 @@ export {
   type SiweField,
   siweErrorStatus,
 } from './errors.ts';
-export { type SiweMessage, siweTime } from './message.ts';
-export { parseSiweMessage } from './parse.ts';
+export { parseSiweMessage } from './parseSiweMessage.ts';
+export { siweTime } from './siweTime.ts';
+export type { SiweMessage } from './types.ts';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { bytesToHex, checksumAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { type CreateSiweMessageParameters, createSiweMessage } from './create.ts';
+import { type CreateSiweMessageParameters, createSiweMessage } from './createSiweMessage.ts';
 import { SiweError } from './errors.ts';
-import { parseSiweMessage } from './parse.ts';
+import { parseSiweMessage } from './parseSiweMessage.ts';
 
 const STATEMENT_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;= ";
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

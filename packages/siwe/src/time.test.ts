@@ -48,7 +48,7 @@ describe('RFC 3339 times to epoch milliseconds', () => {
 
 describe('consequences', () => {
   it('a Not Before at a year-end leap second is not accepted months early', async () => {
-    const { validateSiweTimes } = await import('./validate.ts');
+    const { validateSiweTimes } = await import('./validateSiweMessage.ts');
     const message = {
       issuedAt: '2016-01-01T00:00:00Z',
       notBefore: '2016-12-31T23:59:60Z',

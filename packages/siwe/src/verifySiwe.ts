@@ -1,6 +1,6 @@
-import { parseSiweMessage } from './parse.ts';
-import { type SiweExpectations, validateSiweMessage } from './validate.ts';
-import { type SiweVerificationClient, type VerifySiweSignatureReturnType, verifyParsedSignature } from './verify.ts';
+import { parseSiweMessage } from './parseSiweMessage.ts';
+import { type SiweExpectations, validateSiweMessage } from './validateSiweMessage.ts';
+import { type SiweVerificationClient, type VerifySiweSignatureReturnType, verifyParsedSignature } from './verifySiweSignature.ts';
 
 export type VerifySiweParameters = {
   /** The message text exactly as the wallet signed it. */

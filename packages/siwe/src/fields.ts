@@ -1,32 +1,7 @@
+/** The grammar of each field of a message, shared by the parser and the formatter. */
 import { type Address, checksumAddress } from 'viem';
 import { SiweError, type SiweField } from './errors.ts';
 import { ADDRESS_RE, AUTHORITY_RE, NONCE_RE, parseDateTime, REQUEST_ID_RE, SCHEME_RE, STATEMENT_RE, URI_RE } from './grammar.ts';
-
-/**
- * A parsed EIP-4361 message. Timestamps keep the exact text of the message (RFC 3339, any
- * offset, any precision) so that formatting a parsed message gives back the same bytes;
- * `siweTime()` turns one into epoch milliseconds.
- */
-export type SiweMessage = {
-  scheme?: string;
-  domain: string;
-  address: Address;
-  statement?: string;
-  uri: string;
-  version: '1';
-  chainId: number;
-  nonce: string;
-  issuedAt: string;
-  expirationTime?: string;
-  notBefore?: string;
-  requestId?: string;
-  resources?: string[];
-};
-
-/** The longest sign-in message verifiers accept (the spec's recommendation): checked before parsing. */
-export const MAX_SIWE_MESSAGE_LENGTH = 10_000;
-
-export const PREAMBLE_SUFFIX = ' wants you to sign in with your Ethereum account:';
 
 type FieldCheck = { field: SiweField; test(value: string): boolean; fail(value: string): SiweError };
 
@@ -116,12 +91,3 @@ export const FIELD_CHECKS = {
     (v) => `resource ${quote(v)} is not an RFC 3986 URI`,
   ),
 } satisfies Partial<Record<SiweField, FieldCheck>>;
-
-/** Epoch milliseconds of one of a message's timestamps (which parsing already validated). */
-export function siweTime(value: string): number {
-  const time = parseDateTime(value);
-  if (time === undefined) {
-    throw new SiweError('INVALID_TIME_FORMAT', `${quote(value)} is not an RFC 3339 date-time`, { received: value });
-  }
-  return time;
-}

@@ -1,5 +1,7 @@
+import { PREAMBLE_SUFFIX } from './constants.ts';
 import { SiweError } from './errors.ts';
-import { FIELD_CHECKS, PREAMBLE_SUFFIX, type SiweMessage } from './message.ts';
+import { FIELD_CHECKS } from './fields.ts';
+import type { SiweMessage } from './types.ts';
 
 type Time = string | Date;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createChainRegistry } from './chains.ts';
+import { createChainRegistry } from './createChainRegistry.ts';
 
 describe('createChainRegistry', () => {
   it('has one client per configured chain, bound to that chain', () => {

@@ -1,8 +1,7 @@
+import { createSiweMessage, SiweError } from '@signet/siwe';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { createSiweMessage } from './create.ts';
 import { createEnhancedVerifier, ENHANCED_VERIFIER_DEFAULTS } from './enhanced.ts';
-import { SiweError } from './errors.ts';
 
 const NOW = Date.parse('2025-03-01T10:00:00Z');
 const account = privateKeyToAccount(generatePrivateKey());

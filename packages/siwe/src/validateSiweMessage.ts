@@ -1,5 +1,6 @@
 import { SiweError } from './errors.ts';
-import { type SiweMessage, siweTime } from './message.ts';
+import { siweTime } from './siweTime.ts';
+import type { SiweMessage } from './types.ts';
 
 /** What a verifier expects of a message. Every field is optional; absent means "not checked". */
 export type SiweExpectations = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { generateNonce } from './generateNonce.ts';
 import { NONCE_RE } from './grammar.ts';
-import { generateNonce } from './nonce.ts';
 
 describe('generateNonce', () => {
   it('makes EIP-4361 nonces (8+ letters and digits) that do not repeat', () => {

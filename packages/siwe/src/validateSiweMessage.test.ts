@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createSiweMessage } from './create.ts';
+import { createSiweMessage } from './createSiweMessage.ts';
 import { SiweError, type SiweErrorType } from './errors.ts';
-import type { SiweMessage } from './message.ts';
-import { parseSiweMessage } from './parse.ts';
-import { type SiweExpectations, validateSiweFields, validateSiweMessage, validateSiweTimes } from './validate.ts';
+import { parseSiweMessage } from './parseSiweMessage.ts';
+import type { SiweMessage } from './types.ts';
+import { type SiweExpectations, validateSiweFields, validateSiweMessage, validateSiweTimes } from './validateSiweMessage.ts';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');
 const minutes = (n: number) => n * 60_000;

@@ -1,7 +1,9 @@
 import type { Address } from 'viem';
+import { MAX_SIWE_MESSAGE_LENGTH, PREAMBLE_SUFFIX } from './constants.ts';
 import { SiweError, type SiweField } from './errors.ts';
+import { FIELD_CHECKS } from './fields.ts';
 import { CHAIN_ID_RE } from './grammar.ts';
-import { FIELD_CHECKS, MAX_SIWE_MESSAGE_LENGTH, PREAMBLE_SUFFIX, type SiweMessage } from './message.ts';
+import type { SiweMessage } from './types.ts';
 
 type Tagged = { label: string; field: SiweField };
 

@@ -14,12 +14,12 @@ import {
   type PublicClient,
   RpcRequestError,
 } from 'viem';
-import type { ChainRegistry } from './chains.ts';
-import { createSiweMessage } from './create.ts';
+import type { ChainRegistry } from './createChainRegistry.ts';
+import { createSiweMessage } from './createSiweMessage.ts';
 import { SiweError } from './errors.ts';
-import type { SiweMessage } from './message.ts';
-import { parseSiweMessage } from './parse.ts';
-import { recoverPersonalSignAddress } from './recover.ts';
+import { parseSiweMessage } from './parseSiweMessage.ts';
+import { recoverPersonalSignAddress } from './recoverPersonalSignAddress.ts';
+import type { SiweMessage } from './types.ts';
 
 /** Where contract-wallet checks go: one client (for one chain) or a registry of chains. */
 export type SiweVerificationClient = PublicClient | ChainRegistry;

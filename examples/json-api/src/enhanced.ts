@@ -1,5 +1,4 @@
-import type { SiweVerificationClient, VerifySiweSignatureReturnType } from './verify.ts';
-import { verifySiwe } from './verifySiwe.ts';
+import { type SiweVerificationClient, type VerifySiweSignatureReturnType, verifySiwe } from '@signet/siwe';
 
 /** The "enhanced verifier" configuration of the example backends, with its defaults. */
 export type EnhancedVerifierConfig = {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSiweMessage } from './create.ts';
+import { createSiweMessage } from './createSiweMessage.ts';
 import { SiweError, type SiweErrorType, type SiweField } from './errors.ts';
-import { parseSiweMessage } from './parse.ts';
+import { parseSiweMessage } from './parseSiweMessage.ts';
 
 const vectors = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'vectors', 'spruceid-siwe');
 const load = <T>(file: string): Record<string, T> => JSON.parse(readFileSync(join(vectors, file), 'utf8'));

@@ -4,11 +4,11 @@ import { startTestchain, type Testchain } from '@signet/testchain';
 import { createPublicClient, custom, http, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChainRegistry } from './chains.ts';
-import { createSiweMessage } from './create.ts';
+import { createChainRegistry } from './createChainRegistry.ts';
+import { createSiweMessage } from './createSiweMessage.ts';
 import { SiweError, type SiweErrorType } from './errors.ts';
-import { verifySiweSignature } from './verify.ts';
 import { verifySiwe } from './verifySiwe.ts';
+import { verifySiweSignature } from './verifySiweSignature.ts';
 
 const vectors = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'vectors', 'spruceid-siwe');
 type Vector = Record<string, unknown> & {
@@ -155,7 +155,7 @@ describe('contract wallets on a real local chain', () => {
   });
 
   it('contract-wallet eth_calls carry an explicit gas cap (a hostile wallet cannot make the node burn its default)', async () => {
-    const { CONTRACT_WALLET_GAS_CAP } = await import('./verify.ts');
+    const { CONTRACT_WALLET_GAS_CAP } = await import('./verifySiweSignature.ts');
     const calls: unknown[] = [];
     // The real node behind a transport that records what is sent to it.
     const recording = createPublicClient({
