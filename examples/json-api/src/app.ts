@@ -7,11 +7,13 @@ import { createRateLimiter } from '@signet/ratelimit';
 import {
   type ChainRegistry,
   createChainRegistry,
+  isEoaSignatureOf,
   isSiweError,
   parseSiweMessage,
+  type SiweMessage,
   validateSiweFields,
   validateSiweTimes,
-  verifySiweSignature,
+  verifyContractWalletSignature,
 } from '@signet/siwe';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -104,7 +106,8 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
     }
   });
 
-  app.post('/auth/verify', async (c) => {
+  /** Step 1: both inputs present in a JSON body. */
+  async function readInput(c: Context): Promise<{ message: string; signature: string }> {
     let body: { message?: unknown; signature?: unknown };
     try {
       body = await c.req.json();
@@ -112,51 +115,74 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
       throw new HttpError(400, MESSAGES.invalidJson, { cause: error });
     }
     const { message, signature } = body ?? {};
-    // 1. Both inputs are present.
     if (typeof message !== 'string' || typeof signature !== 'string' || !message || !signature) {
       throw new HttpError(400, MESSAGES.missingInput);
     }
+    return { message, signature };
+  }
+
+  /** Step 3: the nonce exists, is fresh, and is now spent. */
+  async function consumeNonce(parsed: SiweMessage) {
+    const outcome = await nonces.consume(parsed.nonce, now());
+    if (outcome === 'ok') return;
+    throw new HttpError(
+      400,
+      outcome === 'expired' ? MESSAGES.nonceExpired : outcome === 'used' ? MESSAGES.nonceUsed : MESSAGES.nonceNotFound,
+    );
+  }
+
+  /** Step 4: the domain allow-list and the chain allow-list (CHAIN_IDS). */
+  function checkDomainAndChain(parsed: SiweMessage) {
     try {
-      // 2. Parse.
-      const parsed = parseSiweMessage(message);
-      // 3. Validate and consume the nonce.
-      const outcome = await nonces.consume(parsed.nonce, now());
-      if (outcome !== 'ok') {
-        throw new HttpError(
-          400,
-          outcome === 'expired' ? MESSAGES.nonceExpired : outcome === 'used' ? MESSAGES.nonceUsed : MESSAGES.nonceNotFound,
-        );
-      }
-      // 4. Domain allow-list.
-      try {
-        validateSiweFields(parsed, { domain: config.allowedDomains });
-      } catch {
-        throw new HttpError(400, MESSAGES.invalidDomain(parsed.domain));
-      }
-      // 4b. Chain allow-list (CHAIN_IDS).
-      if (!config.chainIds.includes(parsed.chainId)) throw new HttpError(400, MESSAGES.invalidChain(parsed.chainId));
-      // 5-6. Expiration and not-before (a message issued in the future is not yet valid either).
-      try {
-        validateSiweTimes(parsed, { time: now() });
-      } catch (error) {
-        if (isSiweError(error, 'EXPIRED_MESSAGE')) throw new HttpError(400, MESSAGES.expired);
-        throw new HttpError(400, MESSAGES.notYetValid, { details: { type: isSiweError(error) ? error.type : 'INVALID_TIME' } });
-      }
-      // 7. Cryptographic verification (offline for EOAs; EIP-1271/6492 through ETH_RPC_URL).
-      let verified: Awaited<ReturnType<typeof verifySiweSignature>>;
-      try {
-        verified = await verifySiweSignature({ message, signature, client: chains });
-      } catch (error) {
-        if (isSiweError(error, 'INVALID_SIGNATURE')) {
-          throw new HttpError(401, MESSAGES.invalidSignature, { details: { type: error.type, message: error.message } });
-        }
-        throw error;
-      }
+      validateSiweFields(parsed, { domain: config.allowedDomains });
+    } catch {
+      throw new HttpError(400, MESSAGES.invalidDomain(parsed.domain));
+    }
+    if (!config.chainIds.includes(parsed.chainId)) throw new HttpError(400, MESSAGES.invalidChain(parsed.chainId));
+  }
+
+  /** Steps 5-6: expiration and not-before (a message issued in the future is not yet valid either). */
+  function checkTimes(parsed: SiweMessage) {
+    try {
+      validateSiweTimes(parsed, { time: now() });
+    } catch (error) {
+      if (isSiweError(error, 'EXPIRED_MESSAGE')) throw new HttpError(400, MESSAGES.expired);
+      throw new HttpError(400, MESSAGES.notYetValid, { details: { type: isSiweError(error) ? error.type : 'INVALID_TIME' } });
+    }
+  }
+
+  /** Step 7: the signature, offline for EOAs, EIP-1271 / EIP-6492 through ETH_RPC_URL otherwise. */
+  async function checkSignature(parsed: SiweMessage, message: string, signature: string) {
+    if (!isEoaSignatureOf(parsed, message, signature)) await verifyContractWalletSignature(parsed, message, signature, chains);
+  }
+
+  /** The spec's outer handler: invalid signature 401, expired 400, anything else 500 "Verification failed" with details. */
+  function verificationError(error: unknown): HttpError {
+    if (error instanceof HttpError) return error;
+    if (isSiweError(error, 'INVALID_SIGNATURE')) {
+      return new HttpError(401, MESSAGES.invalidSignature, { details: { type: error.type, message: error.message } });
+    }
+    if (isSiweError(error, 'EXPIRED_MESSAGE')) return new HttpError(400, MESSAGES.expired);
+    // Details are the library's typed error; a runtime exception's text never leaves the server.
+    return new HttpError(500, MESSAGES.verificationFailed, {
+      cause: error,
+      details: isSiweError(error) ? { type: error.type, message: error.message } : { type: 'INTERNAL_ERROR' },
+    });
+  }
+
+  app.post('/auth/verify', async (c) => {
+    const { message, signature } = await readInput(c);
+    try {
+      const parsed = parseSiweMessage(message); // step 2
+      await consumeNonce(parsed);
+      checkDomainAndChain(parsed);
+      checkTimes(parsed);
+      await checkSignature(parsed, message, signature);
       return c.json({
         success: true,
-        token: await tokens.issue({ address: verified.address, chainId: parsed.chainId }),
+        token: await tokens.issue({ address: parsed.address, chainId: parsed.chainId }),
         user: {
-          address: verified.address,
+          address: parsed.address,
           domain: parsed.domain,
           chainId: parsed.chainId,
           issuedAt: parsed.issuedAt,
@@ -165,16 +191,7 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
         message: MESSAGES.authenticated,
       });
     } catch (error) {
-      if (error instanceof HttpError) throw error;
-      // The spec's outer handler: invalid signature 401, expired 400, anything else 500 with details.
-      if (isSiweError(error, 'INVALID_SIGNATURE'))
-        throw new HttpError(401, MESSAGES.invalidSignature, { details: { type: error.type } });
-      if (isSiweError(error, 'EXPIRED_MESSAGE')) throw new HttpError(400, MESSAGES.expired);
-      // Details are the library's typed error; a runtime exception's text never leaves the server.
-      throw new HttpError(500, MESSAGES.verificationFailed, {
-        cause: error,
-        details: isSiweError(error) ? { type: error.type, message: error.message } : { type: 'INTERNAL_ERROR' },
-      });
+      throw verificationError(error);
     }
   });
 

@@ -18,14 +18,14 @@ import {
   type ChainRegistry,
   createChainRegistry,
   generateNonce,
+  isEoaSignatureOf,
   isSiweError,
   MAX_SIWE_MESSAGE_LENGTH,
   parseSiweMessage,
-  recoverPersonalSignAddress,
   siweErrorStatus,
   validateSiweFields,
   validateSiweTimes,
-  verifySiweSignature,
+  verifyContractWalletSignature,
 } from '@signet/siwe';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
@@ -160,12 +160,11 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
         const f = fail('NONCE_MISMATCH', 'this nonce was already used; GET /api/nonce again', 400);
         return c.json(f.body, f.status);
       }
-      // 3. Signature by recovery (no network); 4. times; 5. contract wallets on chain.
-      const recovered =
-        signature.length === 132 &&
-        recoverPersonalSignAddress(message, signature as `0x${string}`) === parsed.address.toLowerCase();
+      // 3. Signature by recovery (no network); 4. times; 5. contract wallets on chain, so an
+      // expired message never costs an RPC call.
+      const isEoa = isEoaSignatureOf(parsed, message, signature);
       validateSiweTimes(parsed, { time: now() });
-      if (!recovered) await verifySiweSignature({ message, signature, client: chains });
+      if (!isEoa) await verifyContractWalletSignature(parsed, message, signature, chains);
 
       session.address = parsed.address;
       session.chainId = parsed.chainId;

@@ -26,9 +26,11 @@ export {
 export { type VerifySiweParameters, verifySiwe } from './verifySiwe.ts';
 export {
   CONTRACT_WALLET_GAS_CAP,
+  isEoaSignatureOf,
   type SiweVerificationClient,
   type SiweVerificationMethod,
   type VerifySiweSignatureParameters,
   type VerifySiweSignatureReturnType,
+  verifyContractWalletSignature,
   verifySiweSignature,
 } from './verifySiweSignature.ts';

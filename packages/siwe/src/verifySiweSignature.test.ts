@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainRegistry } from './createChainRegistry.ts';
 import { createSiweMessage } from './createSiweMessage.ts';
 import { SiweError, type SiweErrorType } from './errors.ts';
+import { parseSiweMessage } from './parseSiweMessage.ts';
 import { verifySiwe } from './verifySiwe.ts';
-import { verifySiweSignature } from './verifySiweSignature.ts';
+import { isEoaSignatureOf, verifyContractWalletSignature, verifySiweSignature } from './verifySiweSignature.ts';
 
 const vectors = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'vectors', 'spruceid-siwe');
 type Vector = Record<string, unknown> & {
@@ -125,6 +126,29 @@ describe('EOA signatures need no network', () => {
   ])('rejects a malformed signature (%s) with INVALID_SIGNATURE', async (_name, signature) => {
     const message = messageFor(privateKeyToAccount(generatePrivateKey()).address, 1);
     expect((await rejection(verifySiweSignature({ message, signature }))).type).toBe('INVALID_SIGNATURE');
+  });
+});
+
+describe('the two steps for verifiers that check times in between', () => {
+  it("isEoaSignatureOf: true for the address's own EOA signature, false for another signer or a wrapper, throws for non-hex", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const text = messageFor(account.address, 1);
+    const parsed = parseSiweMessage(text);
+    expect(isEoaSignatureOf(parsed, text, await account.signMessage({ message: text }))).toBe(true);
+    const other = privateKeyToAccount(generatePrivateKey());
+    expect(isEoaSignatureOf(parsed, text, await other.signMessage({ message: text }))).toBe(false);
+    expect(isEoaSignatureOf(parsed, text, `0x${'ab'.repeat(100)}`)).toBe(false);
+    expect(() => isEoaSignatureOf(parsed, text, 'not hex')).toThrow(expect.objectContaining({ type: 'INVALID_SIGNATURE' }));
+  });
+
+  it('verifyContractWalletSignature without an RPC for the chain: INVALID_SIGNATURE that says so', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const text = messageFor(account.address, 10);
+    const error = await rejection(
+      verifyContractWalletSignature(parseSiweMessage(text), text, `0x${'ab'.repeat(100)}`, undefined),
+    );
+    expect(error.type).toBe('INVALID_SIGNATURE');
+    expect(error.message).toMatch(/no RPC is configured for chain 10/);
   });
 });
 

@@ -126,7 +126,11 @@ export async function verifyParsedSignature(
   client: SiweVerificationClient | undefined,
 ): Promise<VerifySiweSignatureReturnType> {
   const { address, chainId } = message;
+  if (isEoaSignatureOf(message, text, signature)) return { message, address, chainId, method: 'eoa' };
+  return { message, address, chainId, method: await verifyContractWalletSignature(message, text, signature, client) };
+}
 
+function assertHexSignature(signature: string) {
   if (
     typeof signature !== 'string' ||
     !isHex(signature, { strict: true }) ||
@@ -135,12 +139,34 @@ export async function verifyParsedSignature(
   ) {
     throw new SiweError('INVALID_SIGNATURE', 'signature must be 0x-prefixed hex bytes', { field: 'signature' });
   }
-  const wrapped = isErc6492Signature(signature);
-  if (!wrapped && signature.length === 132) {
-    const recovered = recoverPersonalSignAddress(text, signature);
-    if (recovered === address.toLowerCase()) return { message, address, chainId, method: 'eoa' };
-  }
+}
 
+/**
+ * The first step of verification, with no network call: whether `signature` is an EOA
+ * signature over `text` by the message's address. False for anything else (a contract
+ * wallet's signature, an EIP-6492 wrapper, another signer); throws INVALID_SIGNATURE for
+ * something that is not hex bytes at all.
+ */
+export function isEoaSignatureOf(message: SiweMessage, text: string, signature: string): boolean {
+  assertHexSignature(signature);
+  if (isErc6492Signature(signature as `0x${string}`) || signature.length !== 132) return false;
+  return recoverPersonalSignAddress(text, signature as `0x${string}`) === message.address.toLowerCase();
+}
+
+/**
+ * The second step, for what is not an EOA signature: EIP-1271 / EIP-6492 through ERC-6492's
+ * universal validator on the message's own chain. Resolves to the method that held; throws
+ * INVALID_SIGNATURE (wrong, or no RPC for that chain) or RPC_UNAVAILABLE (the chain could not be asked).
+ */
+export async function verifyContractWalletSignature(
+  message: SiweMessage,
+  text: string,
+  signature: string,
+  client: SiweVerificationClient | undefined,
+): Promise<'eip1271' | 'eip6492'> {
+  assertHexSignature(signature);
+  const { address, chainId } = message;
+  const wrapped = isErc6492Signature(signature as `0x${string}`);
   const chainClient = await clientFor(client, chainId);
   if (!chainClient) {
     throw new SiweError(
@@ -151,9 +177,8 @@ export async function verifyParsedSignature(
       { field: 'signature' },
     );
   }
-  if (await verifyOnChain(chainClient, address, text, signature, chainId)) {
-    return { message, address, chainId, method: wrapped ? 'eip6492' : 'eip1271' };
-  }
+  if (await verifyOnChain(chainClient, address, text, signature as `0x${string}`, chainId))
+    return wrapped ? 'eip6492' : 'eip1271';
   throw new SiweError('INVALID_SIGNATURE', `signature was not made by ${address} (checked on chain ${chainId})`, {
     field: 'signature',
   });
