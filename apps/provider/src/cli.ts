@@ -80,14 +80,7 @@ function formatPairs(pairs: [string, unknown][]): string {
 
 const print = (out: Out, json: boolean, data: unknown, text: () => string) => out(json ? JSON.stringify(data, null, 2) : text());
 
-const CLIENT_PREFIX = 'oidc:Client:';
-
-async function storedClientIds(store: Store): Promise<string[]> {
-  return (await store.keys(CLIENT_PREFIX))
-    .filter((k) => !k.endsWith(':consumed'))
-    .map((k) => k.slice(CLIENT_PREFIX.length))
-    .sort();
-}
+const storedClientIds = async (store: Store) => (await storage()).listModelIds(store, 'Client');
 
 /**
  * Checks client metadata exactly as registration does, with an oidc-provider instance that

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createOidcAdapter } from './adapter.ts';
+import { createOidcAdapter, listModelIds } from './adapter.ts';
 import { createMemoryStore } from './memory.ts';
 
 describe('oidc adapter retention', () => {
@@ -17,5 +17,18 @@ describe('oidc adapter retention', () => {
     expect(await interactions.find('i1')).toBeDefined();
     now += 2000;
     expect(await interactions.find('i1')).toBeUndefined();
+  });
+});
+
+describe('listModelIds', () => {
+  it("lists one model's ids, not its consumed markers, lookups or other models", async () => {
+    const store = createMemoryStore();
+    const Adapter = createOidcAdapter(store);
+    await new Adapter('Client').upsert('b-client', { client_id: 'b-client' }, undefined as unknown as number);
+    await new Adapter('Client').upsert('a-client', { client_id: 'a-client' }, undefined as unknown as number);
+    await store.set('oidc:Client:a-client:consumed', '1');
+    await new Adapter('Session').upsert('s1', { uid: 'u1' }, 60);
+    expect(await listModelIds(store, 'Client')).toEqual(['a-client', 'b-client']);
+    expect(await listModelIds(store, 'Session')).toEqual(['s1']);
   });
 });

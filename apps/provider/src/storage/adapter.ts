@@ -26,6 +26,18 @@ const epoch = () => Math.floor(Date.now() / 1000);
  *   oidc:grant:<grantId>         set of the keys issued under a grant (for revocation)
  *   oidc:<Model>:uid:<uid>       Session uid → id;  oidc:<Model>:userCode:<code> → id
  */
+/**
+ * The ids of one model's records in storage (the CLI lists clients this way), without the
+ * layout's other keys (consumed markers, uid and user-code lookups).
+ */
+export async function listModelIds(store: Store, model: string): Promise<string[]> {
+  const prefix = `oidc:${model}:`;
+  return (await store.keys(prefix))
+    .map((key) => key.slice(prefix.length))
+    .filter((id) => !id.endsWith(':consumed') && !id.startsWith('uid:') && !id.startsWith('userCode:'))
+    .sort();
+}
+
 export function createOidcAdapter(store: Store) {
   return class SignetAdapter {
     readonly name: string;

@@ -4,7 +4,7 @@ import { createRedisStore } from './redis.ts';
 import { createSqliteStore } from './sqlite.ts';
 import type { Store } from './store.ts';
 
-export { createOidcAdapter } from './adapter.ts';
+export { createOidcAdapter, listModelIds } from './adapter.ts';
 export { StorageUnavailableError, type Store } from './store.ts';
 export { createMemoryStore, createRedisStore, createSqliteStore };
 
