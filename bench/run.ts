@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { flowBenchmark } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
@@ -12,7 +13,7 @@ import { type Section, toConsole, toMarkdown } from './report.ts';
 import { siweVerify } from './siwe-verify.ts';
 
 const only = process.argv.slice(2);
-const all: Record<string, () => Promise<Section>> = { siweVerify, pageSize, processFootprint, gatedSignIn };
+const all: Record<string, () => Promise<Section>> = { siweVerify, pageSize, processFootprint, gatedSignIn, flowBenchmark };
 const benchmarks = Object.entries(all)
   .filter(([name]) => only.length === 0 || only.includes(name))
   .map(([, run]) => run);

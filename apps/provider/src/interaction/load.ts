@@ -27,34 +27,49 @@ export type LoadedInteraction = {
 /** oidc-provider's interaction cookie (its default name), scoped to /interaction/<uid>. */
 const INTERACTION_COOKIE = '_interaction';
 
-export async function loadInteraction(ctx: Context, provider: Provider, config: Config, uid: string): Promise<LoadedInteraction> {
-  const interaction = await provider.Interaction.find(uid);
-  if (!interaction) {
-    const expired = await provider.Interaction.find(uid, { ignoreExpiration: true });
-    if (expired) {
-      const client = await provider.Client.find(String(expired.params.client_id));
-      throw new HttpError('INTERACTION_EXPIRED', 'this sign-in expired; start again from the site you came from', {
-        expired: { client: client ? clientView(client) : undefined, redirectUri: String(expired.params.redirect_uri) },
-      });
-    }
-    throw new HttpError('INTERACTION_NOT_FOUND', 'no sign-in with this id; start again from the site you came from');
+/** Why an interaction that could not be loaded with its cookie is not there: unknown, expired, or the cookie. */
+async function diagnose(provider: Provider, uid: string, cookieProblem: HttpError): Promise<HttpError> {
+  const stored = await provider.Interaction.find(uid, { ignoreExpiration: true });
+  if (!stored) return new HttpError('INTERACTION_NOT_FOUND', 'no sign-in with this id; start again from the site you came from');
+  if (stored.isExpired) {
+    const client = await provider.Client.find(String(stored.params.client_id));
+    return new HttpError('INTERACTION_EXPIRED', 'this sign-in expired; start again from the site you came from', {
+      expired: { client: client ? clientView(client) : undefined, redirectUri: String(stored.params.redirect_uri) },
+    });
   }
-  // The cookie's value is the uid of the sign-in it belongs to (oidc-provider signs it).
+  return cookieProblem;
+}
+
+export async function loadInteraction(ctx: Context, provider: Provider, config: Config, uid: string): Promise<LoadedInteraction> {
+  // The cookie's value is the uid of the sign-in it belongs to (oidc-provider signs it). The
+  // common path loads the interaction once, through oidc-provider's cookie check.
   const cookie = ctx.cookies.get(INTERACTION_COOKIE);
   if (!cookie) {
-    throw new HttpError(
-      'INTERACTION_COOKIE_MISSING',
-      'the sign-in cookie is missing; open this page from the site you came from',
+    throw await diagnose(
+      provider,
+      uid,
+      new HttpError('INTERACTION_COOKIE_MISSING', 'the sign-in cookie is missing; open this page from the site you came from'),
     );
   }
-  if (cookie !== uid) throw new HttpError('INTERACTION_COOKIE_MISSING', 'the sign-in cookie belongs to another sign-in');
+  if (cookie !== uid) {
+    throw await diagnose(
+      provider,
+      uid,
+      new HttpError('INTERACTION_COOKIE_MISSING', 'the sign-in cookie belongs to another sign-in'),
+    );
+  }
+  let interaction: Awaited<ReturnType<Provider['interactionDetails']>>;
   try {
-    await provider.interactionDetails(ctx.req, ctx.res);
+    interaction = await provider.interactionDetails(ctx.req, ctx.res);
   } catch (error) {
     if (!(error instanceof oidcErrors.SessionNotFound)) throw error;
-    // The cookie is this sign-in's, but its signature or the session behind it is not.
+    // The cookie is this sign-in's, but the sign-in, its signature or the session behind it is not.
     const detail = (error as { error_description?: string }).error_description ?? 'no session';
-    throw new HttpError('SESSION_CHANGED', `the provider session changed (${detail}); start again`);
+    throw await diagnose(
+      provider,
+      uid,
+      new HttpError('SESSION_CHANGED', `the provider session changed (${detail}); start again`),
+    );
   }
   const client = await provider.Client.find(String(interaction.params.client_id));
   if (!client) throw new HttpError('INTERACTION_NOT_FOUND', 'the client of this sign-in no longer exists');

@@ -38,6 +38,16 @@ export async function listModelIds(store: Store, model: string): Promise<string[
     .sort();
 }
 
+/** The models oidc-provider consumes (calls `consume` on): the only ones with a consumed marker. */
+const CONSUMABLE = new Set([
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PushedAuthorizationRequest',
+  'PreAuthorizedCode',
+]);
+
 export function createOidcAdapter(store: Store) {
   return class SignetAdapter {
     readonly name: string;
@@ -61,6 +71,11 @@ export function createOidcAdapter(store: Store) {
 
     async find(id: string): Promise<Payload | undefined> {
       const key = this.key(id);
+      // Only one-time models have a consumed marker: the others cost one read, not two.
+      if (!CONSUMABLE.has(this.name)) {
+        const value = await store.get(key);
+        return value === undefined ? undefined : (JSON.parse(value) as Payload);
+      }
       const [value, consumed] = await store.getMany([key, `${key}:consumed`]);
       if (value === undefined) return undefined;
       const payload = JSON.parse(value) as Payload;

@@ -46,6 +46,13 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
   const client = new Redis(url, { ...redisOptions, enableAutoPipelining: true });
   // Connection errors surface on the commands that fail; keep the client from crashing the process.
   client.on('error', () => {});
+  // Scripts as commands: ioredis sends EVALSHA (the script's text only once per connection).
+  client.defineCommand('signetAddToSet', { numberOfKeys: 1, lua: ADD_TO_SET });
+  client.defineCommand('signetIncrement', { numberOfKeys: 1, lua: INCREMENT });
+  const scripts = client as unknown as {
+    signetAddToSet(key: string, member: string, ttlMs: number): Promise<unknown>;
+    signetIncrement(key: string, by: number, ttlMs: number): Promise<unknown>;
+  };
   const p = (key: string) => prefix + key;
 
   const guard = async <T>(operation: () => Promise<T>): Promise<T> => {
@@ -76,15 +83,16 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
       }),
     delete: (...keys) =>
       guard(async () => {
-        for (const key of keys) await client.del(p(key));
+        // One key per command (Cluster-safe); auto-pipelining sends them together.
+        await Promise.all(keys.map((key) => client.del(p(key))));
       }),
     addToSet: (key, member, ttl) =>
       guard(async () => {
-        await client.eval(ADD_TO_SET, 1, p(key), member, ttl === undefined ? -1 : Math.round(ttl * 1000));
+        await scripts.signetAddToSet(p(key), member, ttl === undefined ? -1 : Math.round(ttl * 1000));
       }),
     members: (key) => guard(() => client.smembers(p(key))),
     increment: (key, ttl, by = 1) =>
-      guard(async () => Number(await client.eval(INCREMENT, 1, p(key), by, Math.max(1, Math.round(ttl * 1000))))),
+      guard(async () => Number(await scripts.signetIncrement(p(key), by, Math.max(1, Math.round(ttl * 1000))))),
     keys: (keyPrefix) =>
       guard(async () => {
         const found: string[] = [];

@@ -1,0 +1,140 @@
+/**
+ * The load driver of the flow benchmark, in its own process (pinned to its own core by
+ * flow.ts): complete authorization-code flows over loopback HTTP, `CONCURRENCY` at a time, as a
+ * browser and a relying party would make them:
+ *   authorize → interaction (Signet: details, a signed EIP-4361 message posted; bare: a
+ *   programmatic sign-in) → resume → token (PKCE) → userinfo.
+ * Prints one JSON line: flows, seconds, latency percentiles, failures.
+ *
+ *   TARGET=http://localhost:3000 MODE=signet|bare FLOWS=1000 CONCURRENCY=16 WARMUP=100 node --import tsx bench/flow-driver.ts
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { messageParameters } from '@signet/provider';
+import { createSiweMessage } from '@signet/siwe';
+import { CookieJar, request } from '@signet/testkit';
+import * as ecc from 'tiny-secp256k1';
+import { bytesToHex, hashMessage, hexToBytes } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
+
+const target = process.env.TARGET as string;
+const mode = process.env.MODE as 'signet' | 'bare';
+const flows = Number(process.env.FLOWS ?? 1000);
+const concurrency = Number(process.env.CONCURRENCY ?? 16);
+const warmup = Number(process.env.WARMUP ?? 100);
+const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
+
+const verifier = randomBytes(32).toString('base64url');
+const challenge = createHash('sha256').update(verifier).digest('base64url');
+
+async function clientId(): Promise<string> {
+  if (mode === 'bare') return 'bench';
+  const response = await fetch(`${target}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+  });
+  if (response.status !== 201) throw new Error(`registration answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { client_id: string }).client_id;
+}
+
+/** A wallet that signs with libsecp256k1 (WebAssembly): the driver's core stays free for HTTP. */
+function wallet() {
+  const key = randomBytes(32);
+  const address = privateKeyToAddress(bytesToHex(key));
+  return {
+    address,
+    sign(message: string): string {
+      const { signature, recoveryId } = ecc.signRecoverable(hexToBytes(hashMessage(message)), key);
+      return `0x${Buffer.from(signature).toString('hex')}${(27 + recoveryId).toString(16)}`;
+    },
+  };
+}
+
+const location = (response: Response, base: string) => {
+  const value = response.headers.get('location');
+  if (!value) throw new Error(`${base} answered ${response.status} without a redirect`);
+  return new URL(value, base).href;
+};
+
+async function flow(client: string, signer: ReturnType<typeof wallet>) {
+  const jar = new CookieJar();
+  const authorize = `${target}/auth?${new URLSearchParams({
+    client_id: client,
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'bench',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  })}`;
+  const interaction = location(await request(jar, authorize), authorize);
+  let resume: string;
+  if (mode === 'signet') {
+    const details = await (await request(jar, interaction, { headers: { accept: 'application/json' } })).json();
+    const message = createSiweMessage(messageParameters(details, { address: signer.address }));
+    const posted = await request(jar, interaction, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ message, signature: signer.sign(message) }),
+    });
+    if (posted.status !== 303) throw new Error(`sign-in answered ${posted.status}: ${await posted.text()}`);
+    resume = location(posted, interaction);
+  } else {
+    resume = location(await request(jar, interaction), interaction);
+  }
+  const callback = new URL(location(await request(jar, resume), resume));
+  const code = callback.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${callback}`);
+  const token = await fetch(`${target}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: client,
+      code_verifier: verifier,
+    }),
+  });
+  if (token.status !== 200) throw new Error(`token answered ${token.status}: ${await token.text()}`);
+  const { access_token } = (await token.json()) as { access_token: string };
+  const userinfo = await fetch(`${target}/me`, { headers: { authorization: `Bearer ${access_token}` } });
+  if (userinfo.status !== 200) throw new Error(`userinfo answered ${userinfo.status}`);
+  await userinfo.arrayBuffer();
+}
+
+async function run(client: string, count: number) {
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      const signer = wallet();
+      while (next < count) {
+        next += 1;
+        const t = performance.now();
+        try {
+          await flow(client, signer);
+          latencies.push(performance.now() - t);
+        } catch (error) {
+          failures.push((error as Error).message);
+        }
+      }
+    }),
+  );
+  return { seconds: (performance.now() - started) / 1000, latencies, failures };
+}
+
+const client = await clientId();
+await run(client, warmup);
+process.stdout.write('warm\n');
+// The parent reads the server's CPU counters between "warm" and the result.
+await new Promise((resolve) => process.stdin.once('data', resolve));
+const { seconds, latencies, failures } = await run(client, flows);
+latencies.sort((a, b) => a - b);
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
+process.stdout.write(
+  `${JSON.stringify({ flows: latencies.length, seconds, p50: pct(50), p99: pct(99), failures: failures.length, firstFailure: failures[0] })}\n`,
+);
+process.exit(0);
