@@ -4,14 +4,14 @@
  * and beside the `siwe` npm package (spruceid, on ethers), in the same run.
  *
  * Recovery dominates: @noble's pure-JS secp256k1 recovery (used by viem and ethers) is the
- * floor the issue names; Signet recovers with libsecp256k1 compiled to WebAssembly, so a
- * second floor with that primitive shows what Signet's own parsing and validation cost.
+ * floor the issue names; Signet recovers with libsecp256k1 (the native addon when it loads,
+ * else its WebAssembly build), so floors with those primitives show what Signet's own parsing
+ * and validation cost. The section says which backend Signet used.
  */
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { keccak_256 } from '@noble/hashes/sha3';
-import { createSiweMessage, verifySiwe } from '@signet/siwe';
+import { createSiweMessage, SECP256K1_BACKEND, secp256k1Recover, verifySiwe } from '@signet/siwe';
 import { SiweMessage } from 'siwe';
-import { recover } from 'tiny-secp256k1';
 import { bytesToHex, hexToBytes, recoverMessageAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { parseSiweMessage as viemParse, validateSiweMessage as viemValidate } from 'viem/siwe';
@@ -50,15 +50,20 @@ export async function siweVerify(): Promise<Section> {
     if (address !== expected) throw new Error('floor: wrong address');
   };
 
-  // The same floor with libsecp256k1 (WASM) recovery, which Signet uses: Signet's own overhead.
-  const floorWasm = () => {
-    const payload = new Uint8Array(prefix.length + messageBytes.length);
-    payload.set(prefix);
-    payload.set(messageBytes, prefix.length);
-    const publicKey = recover(keccak_256(payload), sigBytes.subarray(0, 64), ((sigBytes[64] as number) - 27) as 0 | 1, false);
-    if (!publicKey || bytesToHex(keccak_256(publicKey.subarray(1)).subarray(12)) !== expected)
-      throw new Error('floor: wrong address');
+  // The same floor with libsecp256k1 recovery (WebAssembly, native), which Signet uses: Signet's own overhead.
+  const floorWith = (name: 'wasm' | 'native') => {
+    const recover = secp256k1Recover(name);
+    return () => {
+      const payload = new Uint8Array(prefix.length + messageBytes.length);
+      payload.set(prefix);
+      payload.set(messageBytes, prefix.length);
+      const publicKey = recover(keccak_256(payload), sigBytes.subarray(0, 64), ((sigBytes[64] as number) - 27) as 0 | 1);
+      if (!publicKey || bytesToHex(keccak_256(publicKey.subarray(1)).subarray(12)) !== expected)
+        throw new Error('floor: wrong address');
+    };
   };
+  const floorWasm = floorWith('wasm');
+  const floorNative = SECP256K1_BACKEND === 'native' ? floorWith('native') : undefined;
 
   const signet = async () => {
     const result = await verifySiwe({
@@ -89,23 +94,26 @@ export async function siweVerify(): Promise<Section> {
   // Each must succeed before it is timed.
   floor();
   floorWasm();
+  floorNative?.();
   await signet();
   await spruce();
   await viemOnly();
 
   const FLOOR = 'floor: keccak + secp256k1 recovery (@noble)';
   const FLOOR_WASM = 'floor: keccak + secp256k1 recovery (libsecp256k1 WASM)';
+  const FLOOR_NATIVE = 'floor: keccak + secp256k1 recovery (libsecp256k1 native)';
   const SIGNET = 'signet: verifySiwe (parse + validate + recover)';
   const SIWE = 'siwe@3 (spruceid, ethers 6): new SiweMessage().verify()';
   const { results, ratio } = await measure([
     { name: FLOOR, fn: floor },
     { name: FLOOR_WASM, fn: floorWasm },
+    ...(floorNative ? [{ name: FLOOR_NATIVE, fn: floorNative }] : []),
     { name: SIGNET, fn: signet },
     { name: 'viem: parse + validate + recoverMessageAddress', fn: viemOnly },
     { name: SIWE, fn: spruce },
   ]);
   const ofFloor = ratio(SIGNET, FLOOR);
-  const ofSameCrypto = ratio(SIGNET, FLOOR_WASM);
+  const ofSameCrypto = ratio(SIGNET, SECP256K1_BACKEND === 'native' ? FLOOR_NATIVE : FLOOR_WASM);
   const vsSiwe = ratio(SIGNET, SIWE);
   return {
     title: 'EOA sign-in verification (one message, one signature)',
@@ -122,13 +130,16 @@ export async function siweVerify(): Promise<Section> {
         pass: ofFloor >= 0.85,
       },
       {
-        name: 'signet / floor on the same crypto (overhead of parse + validate)',
+        name: `signet / floor on the same crypto (${SECP256K1_BACKEND}; overhead of parse + validate)`,
         value: ofSameCrypto,
         display: `${(ofSameCrypto * 100).toFixed(1)} %`,
         target: '≥ 85 %',
         pass: ofSameCrypto >= 0.85,
       },
       { name: 'signet / siwe@3', value: vsSiwe, display: `${vsSiwe.toFixed(2)}×`, target: '≥ 2×', pass: vsSiwe >= 2 },
+    ],
+    notes: [
+      `Signet's secp256k1 backend in this run: ${SECP256K1_BACKEND} (libsecp256k1${SECP256K1_BACKEND === 'native' ? ', the optional secp256k1 addon' : ' compiled to WebAssembly'}).`,
     ],
   };
 }

@@ -13,7 +13,12 @@ export {
 export { generateNonce } from './generateNonce.ts';
 export { isSiweUri } from './grammar.ts';
 export { parseSiweMessage } from './parseSiweMessage.ts';
-export { personalSignHash, recoverPersonalSignAddress } from './recoverPersonalSignAddress.ts';
+export {
+  personalSignHash,
+  recoverPersonalSignAddress,
+  SECP256K1_BACKEND,
+  secp256k1Recover,
+} from './recoverPersonalSignAddress.ts';
 export { siweTime } from './siweTime.ts';
 export type { SiweMessage } from './types.ts';
 export {

@@ -1,6 +1,49 @@
+import { createRequire } from 'node:module';
 import { keccak_256 } from '@noble/hashes/sha3';
-import { recover } from 'tiny-secp256k1';
+import { recover as recoverWasm } from 'tiny-secp256k1';
 import { bytesToHex, hexToBytes } from 'viem';
+
+/** Recovers the uncompressed (65-byte) public key, or throws / returns null for an invalid signature. */
+type Recover = (hash: Uint8Array, signature64: Uint8Array, recoveryId: 0 | 1) => Uint8Array | null;
+
+type NativeSecp256k1 = {
+  ecdsaRecover(signature: Uint8Array, recoveryId: number, hash: Uint8Array, compressed: boolean): Uint8Array;
+};
+
+/** The two builds of libsecp256k1; loading `native` throws when the addon is absent or has no binary here. */
+const BACKENDS = {
+  native: (): Recover => {
+    const native = createRequire(import.meta.url)('secp256k1/bindings') as NativeSecp256k1;
+    return (hash, signature, recoveryId) => native.ecdsaRecover(signature, recoveryId, hash, false);
+  },
+  wasm: (): Recover => (hash, signature, recoveryId) => recoverWasm(hash, signature, recoveryId, false),
+};
+
+/**
+ * libsecp256k1 as a native addon (the optional `secp256k1` package, whose prebuilt binary
+ * ships inside it) when it loads, else the same library compiled to WebAssembly
+ * (`tiny-secp256k1`). Both give identical answers (a property test compares them over
+ * thousands of signatures); the native one is faster (bench/BENCHMARKS.md).
+ * SIWE_SECP256K1=wasm forces WebAssembly.
+ */
+function loadBackend(): { name: 'native' | 'wasm'; recover: Recover } {
+  if (process.env.SIWE_SECP256K1 !== 'wasm') {
+    try {
+      return { name: 'native', recover: BACKENDS.native() };
+    } catch {
+      // not installed, or no binary for this platform: WebAssembly
+    }
+  }
+  return { name: 'wasm', recover: BACKENDS.wasm() };
+}
+
+const backend = loadBackend();
+
+/** Which libsecp256k1 build recovers signatures in this process: `native` or `wasm`. */
+export const SECP256K1_BACKEND: 'native' | 'wasm' = backend.name;
+
+/** Recovery with one named backend (tests and benchmarks compare them); throws if it cannot load. */
+export const secp256k1Recover = (name: 'native' | 'wasm'): Recover => BACKENDS[name]();
 
 const encoder = new TextEncoder();
 
@@ -19,9 +62,8 @@ export function personalSignHash(text: string): Uint8Array {
  * `text`, or undefined when the signature is not a valid secp256k1 signature.
  *
  * Synchronous and offline: the EIP-191 hash, one public-key recovery and one keccak.
- * Recovery runs in libsecp256k1 (compiled to WebAssembly, shipped inside the
- * `tiny-secp256k1` package), about 4.5× faster here than the pure-JS @noble recovery that
- * viem and ethers use; see bench/BENCHMARKS.md.
+ * Recovery runs in libsecp256k1 (native, else WebAssembly: SECP256K1_BACKEND), several times
+ * faster than the pure-JS @noble recovery that viem and ethers use; see bench/BENCHMARKS.md.
  */
 export function recoverPersonalSignAddress(text: string, signature: `0x${string}`): string | undefined {
   if (signature.length !== 132) return undefined;
@@ -30,7 +72,7 @@ export function recoverPersonalSignAddress(text: string, signature: `0x${string}
   const recoveryId = v === 27 || v === 28 ? v - 27 : v === 0 || v === 1 ? v : -1;
   if (recoveryId === -1) return undefined;
   try {
-    const publicKey = recover(personalSignHash(text), hexToBytes(signature).subarray(0, 64), recoveryId as 0 | 1, false);
+    const publicKey = backend.recover(personalSignHash(text), hexToBytes(signature).subarray(0, 64), recoveryId as 0 | 1);
     if (!publicKey) return undefined;
     return bytesToHex(keccak_256(publicKey.subarray(1)).subarray(12));
   } catch {
