@@ -40,9 +40,13 @@ export function accessLog(logger: Logger, options: { trustProxy: boolean }) {
       // An error thrown past us becomes Koa's 500 (or its own status) after this line.
       const status = failed ? 500 : ctx.status;
       const ms = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
-      const line = { reqId, method: ctx.method, route, path, status, ms, ip: ctx.ip };
       const level = QUIET_ROUTES.has(route) && status < 500 ? 'debug' : 'info';
-      logger[level](line, `${ctx.method} ${path} ${status} ${ms.toFixed(1)} ms`);
+      if (logger.isLevelEnabled(level)) {
+        logger[level](
+          { reqId, method: ctx.method, route, path, status, ms, ip: ctx.ip },
+          `${ctx.method} ${path} ${status} ${ms.toFixed(1)} ms`,
+        );
+      }
     }
   };
 }

@@ -181,9 +181,9 @@ function mount(provider: Provider, services: Services) {
   operationsRoutes(router, services);
   interactionRoutes(router, services);
 
+  pinIssuerOrigin(provider, config.baseUrl);
   const steps = [
     accessLog(logger, { trustProxy: config.trustProxy }),
-    pinIssuerOrigin(config.baseUrl),
     errorBoundary(provider, metrics),
     security.middleware,
     rateLimitedRoutes(profile, limits),

@@ -67,5 +67,17 @@ export function routeKey(path: string): string {
   return folded.length > 1 && folded.endsWith('/') ? folded.slice(0, -1) : folded;
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** A path with its ASCII letters upper-cased, as oidc-provider's router compares paths. */
-export const foldPath = (path: string) => path.replace(/[a-z]/g, (c) => c.toUpperCase());
+export const foldPath = (path: string) =>
+  ASCII.test(path) ? path.toUpperCase() : path.replace(/[a-z]/g, (c) => c.toUpperCase());
+
+/** routeKey of the request's current path, computed once per path per request. */
+export function routeOf(ctx: { path: string; state: Record<string, unknown> }): string {
+  const cached = ctx.state.routeKey as { path: string; key: string } | undefined;
+  if (cached?.path === ctx.path) return cached.key;
+  const key = routeKey(ctx.path);
+  ctx.state.routeKey = { path: ctx.path, key };
+  return key;
+}

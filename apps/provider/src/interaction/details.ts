@@ -67,12 +67,11 @@ export function statementFor(config: Pick<Config, 'statement' | 'domain'>, clien
     .replace(STATEMENT_UNSAFE, '');
 }
 
-export function clientView(client: { clientId: string; metadata(): Record<string, unknown> }): InteractionClient {
-  const m = client.metadata();
+export function clientView(clientId: string, m: Record<string, unknown>): InteractionClient {
   const pick = (key: string) => (typeof m[key] === 'string' ? (m[key] as string) : undefined);
   return Object.fromEntries(
     Object.entries({
-      client_id: client.clientId,
+      client_id: clientId,
       client_name: pick('client_name'),
       logo_uri: pick('logo_uri'),
       client_uri: pick('client_uri'),

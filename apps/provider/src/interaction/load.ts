@@ -34,7 +34,10 @@ async function diagnose(provider: Provider, uid: string, cookieProblem: HttpErro
   if (stored.isExpired) {
     const client = await provider.Client.find(String(stored.params.client_id));
     return new HttpError('INTERACTION_EXPIRED', 'this sign-in expired; start again from the site you came from', {
-      expired: { client: client ? clientView(client) : undefined, redirectUri: String(stored.params.redirect_uri) },
+      expired: {
+        client: client ? clientView(client.clientId, client.metadata()) : undefined,
+        redirectUri: String(stored.params.redirect_uri),
+      },
     });
   }
   return cookieProblem;
@@ -73,11 +76,13 @@ export async function loadInteraction(ctx: Context, provider: Provider, config: 
   }
   const client = await provider.Client.find(String(interaction.params.client_id));
   if (!client) throw new HttpError('INTERACTION_NOT_FOUND', 'the client of this sign-in no longer exists');
-  const view = clientView(client);
+  // oidc-provider builds the metadata object on every call: once here.
+  const metadata = client.metadata();
+  const view = clientView(client.clientId, metadata);
   return {
     interaction: interaction as unknown as LoadedInteraction['interaction'],
     client: view,
-    oidcClient: client,
-    details: buildDetails(config, interaction as never, view, accessConditionsOf(client.metadata())),
+    oidcClient: { clientId: client.clientId, metadata: () => metadata },
+    details: buildDetails(config, interaction as never, view, accessConditionsOf(metadata)),
   };
 }

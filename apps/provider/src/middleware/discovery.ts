@@ -4,7 +4,7 @@
  * from ISSUER alone, so shared caches may keep them).
  */
 import type { Middleware } from 'koa';
-import { routeKey } from '../limits.ts';
+import { routeKey, routeOf } from '../limits.ts';
 import type { ProfileDefinition } from '../profiles.ts';
 
 const DISCOVERY_ROUTE = routeKey('/.well-known/openid-configuration');
@@ -14,7 +14,7 @@ export function discoveryValues(profile: ProfileDefinition): Middleware {
   return async (ctx, next) => {
     await next();
     if (ctx.status !== 200) return;
-    const route = routeKey(ctx.path);
+    const route = routeOf(ctx);
     if (route === DISCOVERY_ROUTE || route === jwksRoute)
       ctx.set('cache-control', `public, max-age=${route === jwksRoute ? 60 : 300}`);
     if (route !== DISCOVERY_ROUTE || typeof ctx.body !== 'object') return;

@@ -5,13 +5,13 @@
  */
 import parseBody from 'co-body';
 import type { Middleware } from 'koa';
-import { routeKey } from '../limits.ts';
+import { routeKey, routeOf } from '../limits.ts';
 import type { ProfileDefinition } from '../profiles.ts';
 
 export function postAsGet(profile: ProfileDefinition): Middleware {
   const routes = new Set([routeKey(profile.routes.authorization), routeKey(profile.routes.end_session)]);
   return async (ctx, next) => {
-    if (ctx.method !== 'POST' || !routes.has(routeKey(ctx.path))) return next();
+    if (ctx.method !== 'POST' || !routes.has(routeOf(ctx))) return next();
     if (!ctx.is('application/x-www-form-urlencoded')) {
       ctx.status = 400;
       ctx.body = {

@@ -4,7 +4,7 @@
  * budget. The interaction POST is limited in its own route.
  */
 import type { Middleware } from 'koa';
-import { type LimitBucket, type RateLimits, routeKey } from '../limits.ts';
+import { type LimitBucket, type RateLimits, routeKey, routeOf } from '../limits.ts';
 import type { ProfileDefinition } from '../profiles.ts';
 
 export function rateLimitedRoutes(profile: ProfileDefinition, limits: RateLimits): Middleware {
@@ -15,7 +15,7 @@ export function rateLimitedRoutes(profile: ProfileDefinition, limits: RateLimits
     [routeKey(profile.routes.authorization), { methods: ['GET', 'HEAD', 'POST'], bucket: 'authorization' }],
   ]);
   return async (ctx, next) => {
-    const route = limited.get(routeKey(ctx.path));
+    const route = limited.get(routeOf(ctx));
     if (route?.methods.includes(ctx.method)) await limits.check(ctx, route.bucket);
     await next();
   };
