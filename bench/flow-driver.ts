@@ -16,7 +16,9 @@ import * as ecc from 'tiny-secp256k1';
 import { bytesToHex, hashMessage, hexToBytes } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 
-const target = process.env.TARGET as string;
+/** One server, or several (comma-separated) sharing one storage: worker i drives targets[i % n]. */
+const targets = (process.env.TARGET as string).split(',');
+const target = targets[0] as string;
 const mode = process.env.MODE as 'signet' | 'bare';
 const flows = Number(process.env.FLOWS ?? 1000);
 const concurrency = Number(process.env.CONCURRENCY ?? 16);
@@ -56,7 +58,7 @@ const location = (response: Response, base: string) => {
   return new URL(value, base).href;
 };
 
-async function flow(client: string, signer: ReturnType<typeof wallet>) {
+async function flow(client: string, signer: ReturnType<typeof wallet>, target: string) {
   const jar = new CookieJar();
   const authorize = `${target}/auth?${new URLSearchParams({
     client_id: client,
@@ -109,13 +111,14 @@ async function run(client: string, count: number) {
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, worker) => {
       const signer = wallet();
+      const server = targets[worker % targets.length] as string;
       while (next < count) {
         next += 1;
         const t = performance.now();
         try {
-          await flow(client, signer);
+          await flow(client, signer, server);
           latencies.push(performance.now() - t);
         } catch (error) {
           failures.push((error as Error).message);

@@ -43,7 +43,7 @@ function cpuMs(pid: number): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
-async function startServer(impl: Impl, storage: Storage, dir: string) {
+async function startServer(impl: Impl, storage: Storage, dir: string, options: { core?: string; prefix?: string } = {}) {
   const port = await freePort();
   const storageUrl =
     storage === 'memory'
@@ -55,7 +55,7 @@ async function startServer(impl: Impl, storage: Storage, dir: string) {
     impl === 'signet'
       ? ['node', join(ROOT, 'apps/provider/bin/signet.js'), 'provider']
       : ['node', join(ROOT, 'bench/bare-provider.mjs')];
-  const child = spawn('taskset', ['-c', '0', ...command], {
+  const child = spawn('taskset', ['-c', options.core ?? '0', ...command], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -64,7 +64,7 @@ async function startServer(impl: Impl, storage: Storage, dir: string) {
       ISSUER: `http://localhost:${port}`,
       STORAGE_URL: storageUrl,
       STORAGE: storage === 'memory' ? 'memory' : storageUrl,
-      STORAGE_PREFIX: `bench-${port}:`,
+      STORAGE_PREFIX: options.prefix ?? `bench-${port}:`,
       LOG_LEVEL: 'warn',
       RATE_LIMIT_AUTHORIZATION: '0',
       RATE_LIMIT_INTERACTION: '0',
@@ -87,11 +87,20 @@ async function startServer(impl: Impl, storage: Storage, dir: string) {
   return { child, url, idleRss: status(child.pid as number, 'VmRSS') };
 }
 
-function drive(impl: Impl, url: string, concurrency: number, serverPid: number): Promise<Run> {
+/** One measured run; `url` may list several servers (comma-separated); `driverCore` undefined leaves the driver unpinned. */
+function drive(
+  impl: Impl,
+  url: string,
+  concurrency: number,
+  serverPids: number[],
+  driverCore: string | undefined = '1',
+): Promise<Run> {
+  const cpu = () => serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const nodeArgs = ['node', '--conditions=@signet/source', '--import', 'tsx', join(ROOT, 'bench/flow-driver.ts')];
   return new Promise((resolve, reject) => {
     const driver: ChildProcess = spawn(
-      'taskset',
-      ['-c', '1', 'node', '--conditions=@signet/source', '--import', 'tsx', join(ROOT, 'bench/flow-driver.ts')],
+      driverCore === undefined ? 'node' : 'taskset',
+      driverCore === undefined ? nodeArgs.slice(1) : ['-c', driverCore, ...nodeArgs],
       {
         cwd: ROOT,
         env: { ...process.env, TARGET: url, MODE: impl, FLOWS: String(FLOWS), CONCURRENCY: String(concurrency), WARMUP: '100' },
@@ -107,12 +116,12 @@ function drive(impl: Impl, url: string, concurrency: number, serverPid: number):
     driver.stdout?.on('data', (chunk) => {
       out += chunk;
       if (out.includes('warm\n') && cpuBefore === 0) {
-        cpuBefore = cpuMs(serverPid);
+        cpuBefore = cpu();
         driver.stdin?.write('go\n');
       }
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line) {
-        const cpu = cpuMs(serverPid) - cpuBefore;
+        const used = cpu() - cpuBefore;
         const result = JSON.parse(line) as {
           flows: number;
           seconds: number;
@@ -126,7 +135,7 @@ function drive(impl: Impl, url: string, concurrency: number, serverPid: number):
           flowsPerSecond: result.flows / result.seconds,
           p50: result.p50,
           p99: result.p99,
-          cpuMsPerFlow: cpu / Math.max(1, result.flows),
+          cpuMsPerFlow: used / Math.max(1, result.flows),
           failures: result.failures,
         });
       }
@@ -153,7 +162,7 @@ export async function flowBenchmark(): Promise<Section> {
           for (const concurrency of CONCURRENCY) {
             results[impl][concurrency] = [];
             for (let i = 0; i < REPEATS; i++) {
-              results[impl][concurrency]?.push(await drive(impl, server.url, concurrency, server.child.pid as number));
+              results[impl][concurrency]?.push(await drive(impl, server.url, concurrency, [server.child.pid as number]));
             }
           }
           memory[impl] = { idle: server.idleRss, peak: status(server.child.pid as number, 'VmHWM') };
@@ -233,6 +242,76 @@ export async function flowBenchmark(): Promise<Section> {
     checks,
     notes: [
       `${FLOWS} flows per run after 100 warm-up flows, ${REPEATS} runs per configuration (medians; spread = slowest–fastest run). Server pinned to core 0 (taskset), driver in its own process on core 1; a flow is authorize → interaction (Signet: details + a signed EIP-4361 message; bare: a programmatic sign-in with no check) → resume → token (PKCE) → userinfo. Both run built JavaScript with LOG_LEVEL=warn and no rate limits; Redis is the machine's, shared. BENCH_FLOWS and BENCH_REPEATS change the size.`,
+    ],
+  };
+}
+
+/**
+ * Scaling on Redis: one provider process against two sharing one Redis and one issuer prefix.
+ * Two cores only: with two servers, each has a core and the driver and Redis share both, so the
+ * machine, not Signet, caps flows/s; CPU per flow (all server processes together) shows what a
+ * second process costs in work.
+ */
+export async function scaleBenchmark(): Promise<Section> {
+  const dir = mkdtempSync(join(tmpdir(), 'signet-scale-'));
+  const concurrency = 64;
+  const measured: { processes: number; runs: Run[] }[] = [];
+  try {
+    for (const processes of [1, 2]) {
+      const prefix = `bench-scale-${Date.now()}-${processes}:`;
+      const servers = [];
+      for (let i = 0; i < processes; i++) servers.push(await startServer('signet', 'redis', dir, { core: String(i), prefix }));
+      try {
+        const runs: Run[] = [];
+        for (let r = 0; r < REPEATS; r++) {
+          runs.push(
+            await drive(
+              'signet',
+              servers.map((s) => s.url).join(','),
+              concurrency,
+              servers.map((s) => s.child.pid as number),
+              processes === 1 ? '1' : undefined,
+            ),
+          );
+        }
+        measured.push({ processes, runs });
+      } finally {
+        for (const server of servers) {
+          server.child.kill('SIGTERM');
+          await new Promise((resolve) => server.child.once('exit', resolve));
+        }
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const [one, two] = measured.map((m) => ({
+    processes: m.processes,
+    flows: median(m.runs.map((r) => r.flowsPerSecond)),
+    cpu: median(m.runs.map((r) => r.cpuMsPerFlow)),
+    p99: median(m.runs.map((r) => r.p99)),
+  })) as [
+    { processes: number; flows: number; cpu: number; p99: number },
+    { processes: number; flows: number; cpu: number; p99: number },
+  ];
+  const cpuRatio = two.cpu / one.cpu;
+  return {
+    title: 'Scaling on Redis: one provider process against two',
+    table: {
+      head: ['processes', 'flows/s', 'CPU ms per flow (all processes)', 'p99 ms'],
+      rows: [one, two].map((m) => [String(m.processes), m.flows.toFixed(0), m.cpu.toFixed(2), m.p99.toFixed(1)]),
+    },
+    checks: [
+      {
+        name: 'CPU per flow, two processes / one',
+        value: cpuRatio,
+        display: `${cpuRatio.toFixed(2)}×`,
+        target: '≤ 1.15×',
+        pass: cpuRatio <= 1.15,
+      },
+    ],
+    notes: [
+      `Concurrency ${concurrency}, ${FLOWS} flows per run, ${REPEATS} runs (medians). One process: server on core 0, driver on core 1. Two processes: a server on each core, the driver's workers split between them and unpinned, so the driver and Redis compete with the servers for the same two cores: flows/s ${(two.flows / one.flows).toFixed(2)}× one process is what this machine allows, not a limit of Signet; CPU per flow is the measure of scaling efficiency.`,
     ],
   };
 }

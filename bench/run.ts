@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { flowBenchmark } from './flow.ts';
+import { flowBenchmark, scaleBenchmark } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
@@ -13,7 +13,14 @@ import { type Section, toConsole, toMarkdown } from './report.ts';
 import { siweVerify } from './siwe-verify.ts';
 
 const only = process.argv.slice(2);
-const all: Record<string, () => Promise<Section>> = { siweVerify, pageSize, processFootprint, gatedSignIn, flowBenchmark };
+const all: Record<string, () => Promise<Section>> = {
+  siweVerify,
+  pageSize,
+  processFootprint,
+  gatedSignIn,
+  flowBenchmark,
+  scaleBenchmark,
+};
 const benchmarks = Object.entries(all)
   .filter(([name]) => only.length === 0 || only.includes(name))
   .map(([, run]) => run);

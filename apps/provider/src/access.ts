@@ -63,6 +63,7 @@ export function accessConditionsProblem(value: unknown, chainsWithRpc: readonly 
 
 /** The client's conditions, or undefined for an ungated client. */
 export function accessConditionsOf(metadata: Record<string, unknown>): AccessConditions | undefined {
+  if (metadata.access_conditions === undefined) return undefined; // ungated: nothing to parse
   const parsed = accessConditionsSchema.safeParse(metadata.access_conditions);
   return parsed.success ? parsed.data : undefined;
 }
