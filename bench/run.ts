@@ -3,7 +3,7 @@
  * Targets are reported, not enforced: a missed target is a finding to record, and the
  * exit code stays 0 unless a benchmark itself fails.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { flowBenchmark, scaleBenchmark } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
@@ -31,6 +31,7 @@ console.log(toConsole(sections));
 // A subset (`npm run bench -- gatedSignIn`) only prints: BENCHMARKS.md always holds a whole run.
 if (only.length === 0) {
   const file = join(import.meta.dirname, 'BENCHMARKS.md');
-  writeFileSync(file, toMarkdown(sections, new Date()));
+  const history = readFileSync(join(import.meta.dirname, 'history.md'), 'utf8');
+  writeFileSync(file, `${toMarkdown(sections, new Date())}\n${history}`);
   console.log(`\nwrote ${file}`);
 }
