@@ -67,7 +67,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.storage.kind === 'memory') {
     logger.warn('STORAGE_URL=memory: everything is lost when this process stops; use it for tests only');
   }
-  const store = options.store ?? createStore(config, { warn: (message) => logger.warn(message) });
+  const store = options.store ?? (await createStore(config, { warn: (message) => logger.warn(message) }));
   try {
     await store.ping();
   } catch (error) {

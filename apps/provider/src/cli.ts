@@ -375,7 +375,7 @@ export async function runCli(
   const store =
     absent && command.readOnly
       ? undefined
-      : (await storage()).createStore(config, { warn: (m) => console.error(`signet: ${m}`) });
+      : await (await storage()).createStore(config, { warn: (m) => console.error(`signet: ${m}`) });
   try {
     if (store) {
       try {

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { keccak_256 } from '@noble/hashes/sha3';
-import { recover as recoverWasm } from 'tiny-secp256k1';
 import { bytesToHex, hexToBytes } from 'viem';
 
 /** Recovers the uncompressed (65-byte) public key, or throws / returns null for an invalid signature. */
@@ -10,13 +9,26 @@ type NativeSecp256k1 = {
   ecdsaRecover(signature: Uint8Array, recoveryId: number, hash: Uint8Array, compressed: boolean): Uint8Array;
 };
 
-/** The two builds of libsecp256k1; loading `native` throws when the addon is absent or has no binary here. */
+type WasmSecp256k1 = {
+  recover: (hash: Uint8Array, signature: Uint8Array, recoveryId: 0 | 1, compressed: boolean) => Uint8Array | null;
+};
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The two builds of libsecp256k1, each loaded only when picked (the WebAssembly module alone
+ * costs a process about 10 MB); loading `native` throws when the addon is absent or has no
+ * binary here.
+ */
 const BACKENDS = {
   native: (): Recover => {
-    const native = createRequire(import.meta.url)('secp256k1/bindings') as NativeSecp256k1;
+    const native = require('secp256k1/bindings') as NativeSecp256k1;
     return (hash, signature, recoveryId) => native.ecdsaRecover(signature, recoveryId, hash, false);
   },
-  wasm: (): Recover => (hash, signature, recoveryId) => recoverWasm(hash, signature, recoveryId, false),
+  wasm: (): Recover => {
+    const wasm = require('tiny-secp256k1') as WasmSecp256k1;
+    return (hash, signature, recoveryId) => wasm.recover(hash, signature, recoveryId, false);
+  },
 };
 
 /**

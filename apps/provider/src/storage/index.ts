@@ -1,24 +1,25 @@
 import type { Config } from '../config.ts';
 import { createMemoryStore } from './memory.ts';
-import { createRedisStore } from './redis.ts';
-import { createSqliteStore } from './sqlite.ts';
 import type { Store } from './store.ts';
 
 export { createOidcAdapter, listModelIds } from './adapter.ts';
 export { StorageUnavailableError, type Store } from './store.ts';
-export { createMemoryStore, createRedisStore, createSqliteStore };
+export { createMemoryStore };
 
-/** The one factory: STORAGE_URL decides. */
-export function createStore(
+/**
+ * The one factory: STORAGE_URL decides. The SQLite and Redis stores are imported only when
+ * picked, so a process does not load (and hold in memory) the client of a storage it does not use.
+ */
+export async function createStore(
   config: Pick<Config, 'storage' | 'storagePrefix'>,
   options: { warn?: (message: string) => void } = {},
-): Store {
+): Promise<Store> {
   switch (config.storage.kind) {
     case 'memory':
       return createMemoryStore();
     case 'sqlite':
-      return createSqliteStore(config.storage.path, { warn: options.warn });
+      return (await import('./sqlite.ts')).createSqliteStore(config.storage.path, { warn: options.warn });
     case 'redis':
-      return createRedisStore(config.storage.url, { prefix: config.storagePrefix });
+      return (await import('./redis.ts')).createRedisStore(config.storage.url, { prefix: config.storagePrefix });
   }
 }
