@@ -1,8 +1,8 @@
 /**
  * The baseline for the flow benchmark: a bare oidc-provider 9 doing the same authorization-code
  * flow as Signet, with a programmatic interaction that signs in a fixed account without any
- * check, and the same storage (oidc-provider's memory adapter, or Signet's SQLite / Redis
- * stores with its adapter). Plain JavaScript, run with node like the built provider.
+ * check, and the same storage: Signet's memory, SQLite or Redis store behind Signet's adapter
+ * (oidc-provider's own memory adapter is an LRU of 1,000 entries that drops flows under load). Plain JavaScript, run with node like the built provider.
  *
  *   PORT=… STORAGE=memory|sqlite:<path>|redis://… node bench/bare-provider.mjs
  */
@@ -15,30 +15,23 @@ const port = Number(process.env.PORT ?? 4100);
 const storage = process.env.STORAGE ?? 'memory';
 const issuer = `http://localhost:${port}`;
 
-let adapter;
-if (storage !== 'memory') {
-  const stores = await import('../apps/provider/dist/storage/index.js');
-  const store = storage.startsWith('sqlite:')
-    ? stores.createSqliteStore(storage.slice('sqlite:'.length))
-    : stores.createRedisStore(storage, { prefix: `bare-${port}:` });
-  adapter = stores.createOidcAdapter(store);
-}
+const { createOidcAdapter } = await import('../apps/provider/dist/storage/adapter.js');
+const store =
+  storage === 'memory'
+    ? (await import('../apps/provider/dist/storage/memory.js')).createMemoryStore()
+    : storage.startsWith('sqlite:')
+      ? (await import('../apps/provider/dist/storage/sqlite.js')).createSqliteStore(storage.slice('sqlite:'.length))
+      : (await import('../apps/provider/dist/storage/redis.js')).createRedisStore(storage, { prefix: `bare-${port}:` });
+const adapter = createOidcAdapter(store);
 
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const provider = new Provider(issuer, {
-  ...(adapter ? { adapter } : {}),
-  clients: [
-    {
-      client_id: 'bench',
-      token_endpoint_auth_method: 'none',
-      redirect_uris: ['http://127.0.0.1:4999/callback'],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-    },
-  ],
+  adapter,
+  // Clients register themselves, as with Signet: oidc-provider then reads each one from storage
+  // per request (a configured client would be held in memory, which Signet's are not).
+  features: { devInteractions: { enabled: false }, registration: { enabled: true } },
   jwks: { keys: [{ ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'bench' }] },
   cookies: { keys: [randomBytes(32).toString('base64url')] },
-  features: { devInteractions: { enabled: false } },
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   pkce: { required: () => true },
   async findAccount(_ctx, accountId) {

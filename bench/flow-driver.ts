@@ -29,7 +29,6 @@ const verifier = randomBytes(32).toString('base64url');
 const challenge = createHash('sha256').update(verifier).digest('base64url');
 
 async function clientId(): Promise<string> {
-  if (mode === 'bare') return 'bench';
   const response = await fetch(`${target}/reg`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
