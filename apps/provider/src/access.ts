@@ -19,6 +19,7 @@ import {
   RpcRequestError,
 } from 'viem';
 import { z } from 'zod';
+import { clientFields } from './clients.ts';
 
 /** The most conditions one client may declare. */
 export const MAX_ACCESS_CONDITIONS = 10;
@@ -62,7 +63,7 @@ export function accessConditionsProblem(value: unknown, chainsWithRpc: readonly 
 }
 
 /** The client's conditions, or undefined for an ungated client. */
-export function accessConditionsOf(metadata: Record<string, unknown>): AccessConditions | undefined {
+export function accessConditionsOf(metadata: { access_conditions?: unknown }): AccessConditions | undefined {
   if (metadata.access_conditions === undefined) return undefined; // ungated: nothing to parse
   const parsed = accessConditionsSchema.safeParse(metadata.access_conditions);
   return parsed.success ? parsed.data : undefined;
@@ -274,7 +275,7 @@ export type AccessGate = {
    * AccessDeniedError when it does not, AccessRpcError when a chain cannot be asked.
    * An ungated client costs nothing (no RPC call).
    */
-  enforce(client: { clientId: string; metadata(): Record<string, unknown> }, accountId: string, holder: Address): Promise<void>;
+  enforce(client: { clientId: string }, accountId: string, holder: Address): Promise<void>;
 };
 
 /**
@@ -285,7 +286,7 @@ export function createAccessGate(options: { chains: ChainRegistry; timeoutMs: nu
   const metUntil = new Map<string, number>();
   return {
     async enforce(client, accountId, holder) {
-      const conditions = accessConditionsOf(client.metadata());
+      const conditions = accessConditionsOf(clientFields(client));
       if (!conditions) return;
       const key = `${client.clientId}\0${accountId}`;
       const now = Date.now();

@@ -54,3 +54,30 @@ export function withAuthMethodDefault<T extends Record<string, unknown>>(metadat
   if (metadata.token_endpoint_auth_method !== undefined) return metadata;
   return { ...metadata, token_endpoint_auth_method: metadata.client_secret ? 'client_secret_basic' : profileDefault };
 }
+
+/** The client metadata Signet's pages, logos and access gate read. */
+export type ClientFields = {
+  client_name?: unknown;
+  logo_uri?: unknown;
+  client_uri?: unknown;
+  policy_uri?: unknown;
+  tos_uri?: unknown;
+  access_conditions?: unknown;
+};
+
+/**
+ * Those fields, read straight off an oidc-provider Client: its metadata() rebuilds the whole
+ * metadata object, snake-casing every key, on each call. The Client holds recognised metadata
+ * under camelCase names and extra metadata (access_conditions) under its own.
+ */
+export function clientFields(client: object): ClientFields {
+  const c = client as Record<string, unknown>;
+  return {
+    client_name: c.clientName,
+    logo_uri: c.logoUri,
+    client_uri: c.clientUri,
+    policy_uri: c.policyUri,
+    tos_uri: c.tosUri,
+    access_conditions: c.access_conditions,
+  };
+}

@@ -11,6 +11,7 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { isIP } from 'node:net';
 import type Router from '@koa/router';
+import { clientFields } from './clients.ts';
 import { isSpecialUseAddress } from './outbound.ts';
 import type { Services } from './services.ts';
 
@@ -134,7 +135,7 @@ export function logoRoutes(router: Router, services: Services) {
       ctx.body = { error: 'not_found' };
       return;
     }
-    const metadata = client.metadata() as { logo_uri?: string; client_name?: string };
+    const metadata = clientFields(client) as { logo_uri?: string; client_name?: string };
     let logo: Logo | undefined;
     if (metadata.logo_uri) {
       const key = `logo:${client.clientId}:${createHash('sha256').update(metadata.logo_uri).digest('base64url').slice(0, 16)}`;

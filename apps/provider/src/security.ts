@@ -63,11 +63,13 @@ export function createSecurity(
       "object-src 'none'",
     ].join('; ');
 
+  const basePolicy = csp([]);
+
   return {
     middleware: async (ctx, next) => {
       // Set before the route runs: oidc-provider adds the hash of its auto-submitting pages'
       // script (form_post, the logout before an account switch) to an existing policy only.
-      ctx.set('Content-Security-Policy', csp([]));
+      ctx.set('Content-Security-Policy', basePolicy);
       await next();
       if (options.hsts) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
       ctx.set('X-Content-Type-Options', 'nosniff');

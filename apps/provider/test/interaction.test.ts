@@ -78,6 +78,12 @@ describe('the interaction contract: every bad input has its status and code, and
     const { interactionUrl } = await open();
     const noCookie = await fetch(interactionUrl, { headers: { accept: 'application/json' } });
     await expectError(noCookie, 400, 'INTERACTION_COOKIE_MISSING');
+    // The right value without oidc-provider's signature on it: not this sign-in's cookie.
+    const uid = interactionUrl.pathname.split('/')[2] as string;
+    for (const cookie of [`_interaction=${uid}`, `_interaction=${uid}; _interaction.sig=AAAAAAAAAAAAAAAAAAAAAAAAAAA`]) {
+      const forged = await fetch(interactionUrl, { headers: { accept: 'application/json', cookie } });
+      await expectError(forged, 400, 'SESSION_CHANGED');
+    }
     const unknown = await fetch(`${provider.url}/interaction/doesnotexist123`, { headers: { accept: 'application/json' } });
     await expectError(unknown, 404, 'INTERACTION_NOT_FOUND');
   });

@@ -3,6 +3,7 @@
  * the EIP-4361 message: exactly the values the provider will check.
  */
 import { type AccessConditions, requirementsOf } from '../access.ts';
+import type { ClientFields } from '../clients.ts';
 import type { Config } from '../config.ts';
 
 export type InteractionClient = {
@@ -67,8 +68,8 @@ export function statementFor(config: Pick<Config, 'statement' | 'domain'>, clien
     .replace(STATEMENT_UNSAFE, '');
 }
 
-export function clientView(clientId: string, m: Record<string, unknown>): InteractionClient {
-  const pick = (key: string) => (typeof m[key] === 'string' ? (m[key] as string) : undefined);
+export function clientView(clientId: string, m: ClientFields): InteractionClient {
+  const pick = (key: keyof ClientFields) => (typeof m[key] === 'string' ? (m[key] as string) : undefined);
   return Object.fromEntries(
     Object.entries({
       client_id: clientId,

@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import { errors as oidcErrors, type Provider } from 'oidc-provider';
 import { accessConditionsOf } from '../access.ts';
+import { clientFields } from '../clients.ts';
 import type { Config } from '../config.ts';
 import { HttpError } from '../errors.ts';
 import { buildDetails, clientView, type InteractionClient, type InteractionDetails } from './details.ts';
@@ -19,8 +20,8 @@ export type LoadedInteraction = {
     result?: Record<string, unknown>;
   };
   client: InteractionClient;
-  /** oidc-provider's client, for its metadata (access conditions). */
-  oidcClient: { clientId: string; metadata(): Record<string, unknown> };
+  /** oidc-provider's client, for the access gate. */
+  oidcClient: { clientId: string };
   details: InteractionDetails;
 };
 
@@ -35,7 +36,7 @@ async function diagnose(provider: Provider, uid: string, cookieProblem: HttpErro
     const client = await provider.Client.find(String(stored.params.client_id));
     return new HttpError('INTERACTION_EXPIRED', 'this sign-in expired; start again from the site you came from', {
       expired: {
-        client: client ? clientView(client.clientId, client.metadata()) : undefined,
+        client: client ? clientView(client.clientId, clientFields(client)) : undefined,
         redirectUri: String(stored.params.redirect_uri),
       },
     });
@@ -44,9 +45,10 @@ async function diagnose(provider: Provider, uid: string, cookieProblem: HttpErro
 }
 
 export async function loadInteraction(ctx: Context, provider: Provider, config: Config, uid: string): Promise<LoadedInteraction> {
-  // The cookie's value is the uid of the sign-in it belongs to (oidc-provider signs it). The
-  // common path loads the interaction once, through oidc-provider's cookie check.
-  const cookie = ctx.cookies.get(INTERACTION_COOKIE);
+  // The cookie's value is the uid of the sign-in it belongs to. This read only picks the error
+  // to show, so it skips the signature: oidc-provider's interactionDetails below checks it (and
+  // loads the interaction once) on the common path, and a forged cookie fails there.
+  const cookie = ctx.cookies.get(INTERACTION_COOKIE, { signed: false });
   if (!cookie) {
     throw await diagnose(
       provider,
@@ -76,13 +78,12 @@ export async function loadInteraction(ctx: Context, provider: Provider, config: 
   }
   const client = await provider.Client.find(String(interaction.params.client_id));
   if (!client) throw new HttpError('INTERACTION_NOT_FOUND', 'the client of this sign-in no longer exists');
-  // oidc-provider builds the metadata object on every call: once here.
-  const metadata = client.metadata();
-  const view = clientView(client.clientId, metadata);
+  const fields = clientFields(client);
+  const view = clientView(client.clientId, fields);
   return {
     interaction: interaction as unknown as LoadedInteraction['interaction'],
     client: view,
-    oidcClient: { clientId: client.clientId, metadata: () => metadata },
-    details: buildDetails(config, interaction as never, view, accessConditionsOf(metadata)),
+    oidcClient: client,
+    details: buildDetails(config, interaction as never, view, accessConditionsOf(fields)),
   };
 }
