@@ -185,6 +185,16 @@ describe('the interaction contract: every bad input has its status and code, and
     expect(await page.text()).toContain('Back to Bad input RP');
   });
 
+  it('a second post of the same signed message, before the browser goes on, is refused (409); the first one still completes', async () => {
+    const { jar, interactionUrl, details } = await open();
+    const good = await signed(details);
+    const first = await postSignature(jar, interactionUrl, good);
+    expect(first.status).toBe(303);
+    await expectError(await postSignature(jar, interactionUrl, good), 409, 'INTERACTION_COMPLETED');
+    const callback = await followToClient(jar, interactionUrl, first.headers.get('location') as string);
+    expect(callback.searchParams.get('code')).toBeTruthy();
+  });
+
   it('abort ends the flow with access_denied at the client', async () => {
     const { jar, interactionUrl } = await open();
     const response = await request(jar, `${interactionUrl}/abort`, { method: 'POST' });

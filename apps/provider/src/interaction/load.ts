@@ -18,6 +18,8 @@ export type LoadedInteraction = {
     params: Record<string, unknown>;
     prompt: { name: string };
     result?: Record<string, unknown>;
+    returnTo: string;
+    save(ttlSeconds: number): Promise<unknown>;
   };
   client: InteractionClient;
   /** oidc-provider's client, for the access gate. */
@@ -86,4 +88,16 @@ export async function loadInteraction(ctx: Context, provider: Provider, config: 
     oidcClient: client,
     details: buildDetails(config, interaction as never, view, accessConditionsOf(fields)),
   };
+}
+
+/**
+ * Records the outcome of a loaded sign-in and returns where the browser goes next: what
+ * oidc-provider's interactionResult does (without merging an earlier submission), on the
+ * interaction this request already loaded and matched with its cookie instead of loading it again.
+ */
+export async function finishInteraction(loaded: LoadedInteraction, result: Record<string, unknown>): Promise<string> {
+  const { interaction } = loaded;
+  interaction.result = result;
+  await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
+  return interaction.returnTo;
 }

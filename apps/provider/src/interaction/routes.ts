@@ -15,7 +15,7 @@ import { TTL } from '../oidc.ts';
 import type { Services } from '../services.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
-import { type LoadedInteraction, loadInteraction } from './load.ts';
+import { finishInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
 import { renderInteractionPage } from './page.ts';
 
 const wantsJson = (ctx: Context) => ctx.accepts('html', 'json') === 'json';
@@ -113,12 +113,7 @@ export function interactionRoutes(router: Router, services: Services) {
       },
       TTL.Grant,
     );
-    const returnTo = await provider.interactionResult(
-      ctx.req,
-      ctx.res,
-      { login: { accountId, remember: true }, consent: { grantId } },
-      { mergeWithLastSubmission: false },
-    );
+    const returnTo = await finishInteraction(loaded, { login: { accountId, remember: true }, consent: { grantId } });
     metrics.signIn('success', verified.method);
     logger.info(
       { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method: verified.method, ens: profile.name },
@@ -147,16 +142,11 @@ export function interactionRoutes(router: Router, services: Services) {
 
   router.post('/interaction/:uid/abort', async (ctx) => {
     try {
-      await load(ctx);
-      const returnTo = await services
-        .provider()
-        .interactionResult(
-          ctx.req,
-          ctx.res,
-          { error: 'access_denied', error_description: 'the user cancelled the sign-in' },
-          { mergeWithLastSubmission: false },
-        );
-      redirectOnward(ctx, returnTo);
+      const loaded = await load(ctx);
+      redirectOnward(
+        ctx,
+        await finishInteraction(loaded, { error: 'access_denied', error_description: 'the user cancelled the sign-in' }),
+      );
     } catch (error) {
       fail(ctx, httpErrorOf(error));
     }
