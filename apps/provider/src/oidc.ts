@@ -275,11 +275,13 @@ export function createProvider({
           });
         }
       }
-      const record = await loadSignIn(store, grantId);
       const pairwise = (ctx.oidc.client as { subjectType?: string } | undefined)?.subjectType === 'pairwise';
+      // The sign-in record is read when claims are asked for (ID token, userinfo), once per
+      // request; oidc-provider also finds the account where it needs no claims (the resume).
+      let record: ReturnType<typeof loadSignIn> | undefined;
       return {
         accountId,
-        claims: async () => claimsOf(accountId, record, { pairwise }),
+        claims: async () => claimsOf(accountId, await (record ??= loadSignIn(store, grantId)), { pairwise }),
       };
     },
     async pairwiseIdentifier(_ctx, accountId, client) {
