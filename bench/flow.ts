@@ -22,7 +22,7 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
  * longer than the bare provider, which has less code: measured from a cold start, the ratio
  * said more about warm-up than about a running server.
  */
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
 const STORAGES = (process.env.BENCH_STORAGES ?? 'memory,sqlite,redis').split(',') as Storage[];
 const TICK_MS = 10; // CLK_TCK is 100 on Linux
@@ -236,7 +236,7 @@ export async function flowBenchmark(): Promise<Section> {
     rmSync(dir, { recursive: true, force: true });
   }
   const worst = (storage: Storage, key: 'flows' | 'cpu' | 'p99', pick: (a: number, b: number) => number) =>
-    CONCURRENCY.map((c) => ratiosOf[`${storage}@${c}`]?.[key] ?? Number.NaN).reduce(pick);
+    CONCURRENCY.map((c) => ratiosOf[`${storage}@${c}`]?.[key] ?? Number.NaN).reduce((a, b) => pick(a, b));
   const atLeast = (name: string, value: number, goal: number) =>
     checks.push({ name, value, display: `${value.toFixed(2)}×`, target: `≥ ${goal}×`, pass: value >= goal });
   const atMost = (name: string, value: number, goal: number, unit = '×') =>
