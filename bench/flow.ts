@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Check, Section } from './report.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const FLOWS = Number(process.env.BENCH_FLOWS ?? 600);
+const FLOWS = Number(process.env.BENCH_FLOWS ?? 400);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 /**
  * Flows each server runs, unmeasured, before its first measured run. A provider process keeps
@@ -22,7 +22,7 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
  * longer than the bare provider, which has less code: measured from a cold start, the ratio
  * said more about warm-up than about a running server.
  */
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
 const STORAGES = (process.env.BENCH_STORAGES ?? 'memory,sqlite,redis').split(',') as Storage[];
 const TICK_MS = 10; // CLK_TCK is 100 on Linux
