@@ -281,7 +281,10 @@ export function createProvider({
       let record: ReturnType<typeof loadSignIn> | undefined;
       return {
         accountId,
-        claims: async () => claimsOf(accountId, await (record ??= loadSignIn(store, grantId)), { pairwise }),
+        claims: async () => {
+          record ??= loadSignIn(store, grantId);
+          return claimsOf(accountId, await record, { pairwise });
+        },
       };
     },
     async pairwiseIdentifier(_ctx, accountId, client) {

@@ -75,7 +75,7 @@ export function interactionRoutes(router: Router, services: Services) {
   });
 
   /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
-  async function signIn(ctx: Context, loaded: LoadedInteraction, body: { message: string; signature: string }) {
+  async function signIn(loaded: LoadedInteraction, body: { message: string; signature: string }) {
     const started = performance.now();
     const { interaction, details, oidcClient } = loaded;
     if (interaction.result && 'login' in interaction.result) {
@@ -128,7 +128,7 @@ export function interactionRoutes(router: Router, services: Services) {
       await services.limits.check(ctx, 'interaction');
       const body = await readSignedMessage(ctx, config.interactionBodyLimit);
       loaded = await load(ctx);
-      redirectOnward(ctx, await signIn(ctx, loaded, body));
+      redirectOnward(ctx, await signIn(loaded, body));
     } catch (error) {
       const failure = httpErrorOf(error);
       metrics.signIn(failure.code, 'unknown');
