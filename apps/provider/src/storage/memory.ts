@@ -3,8 +3,15 @@ import type { Store } from './store.ts';
 type Entry = { value: string; expiresAt?: number };
 type SetEntry = { members: Set<string>; expiresAt?: number };
 
-/** In-process storage for tests: everything is lost when the process ends. */
-export function createMemoryStore(now: () => number = Date.now): Store {
+/**
+ * In-process storage for tests: everything is lost when the process ends. Expired entries are
+ * invisible at once and swept every minute (as SQLite's are), so a long-running process does not
+ * keep every flow it ever served.
+ */
+export function createMemoryStore(
+  now: () => number = Date.now,
+  options: { sweepIntervalMs?: number } = {},
+): Store & { sweep(): number } {
   const values = new Map<string, Entry>();
   const sets = new Map<string, SetEntry>();
   const expiry = (ttl?: number) => (ttl === undefined ? undefined : now() + ttl * 1000);
@@ -16,8 +23,25 @@ export function createMemoryStore(now: () => number = Date.now): Store {
     }
     return entry;
   };
+  /** Drops every expired entry; returns how many. */
+  const sweep = () => {
+    const t = now();
+    let removed = 0;
+    for (const map of [values, sets] as Map<string, { expiresAt?: number }>[]) {
+      for (const [key, entry] of map) {
+        if (entry.expiresAt !== undefined && entry.expiresAt <= t) {
+          map.delete(key);
+          removed += 1;
+        }
+      }
+    }
+    return removed;
+  };
+  const timer = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
+  timer.unref();
   return {
     kind: 'memory',
+    sweep,
     async get(key) {
       return live(values, key)?.value;
     },
@@ -63,6 +87,7 @@ export function createMemoryStore(now: () => number = Date.now): Store {
     },
     async ping() {},
     async close() {
+      clearInterval(timer);
       values.clear();
       sets.clear();
     },
