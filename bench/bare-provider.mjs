@@ -21,7 +21,9 @@ const store =
     ? (await import('../apps/provider/dist/storage/memory.js')).createMemoryStore()
     : storage.startsWith('sqlite:')
       ? (await import('../apps/provider/dist/storage/sqlite.js')).createSqliteStore(storage.slice('sqlite:'.length))
-      : (await import('../apps/provider/dist/storage/redis.js')).createRedisStore(storage, { prefix: `bare-${port}:` });
+      : (await import('../apps/provider/dist/storage/redis.js')).createRedisStore(storage, {
+          prefix: process.env.STORAGE_PREFIX ?? `bare-${port}:`,
+        });
 const adapter = createOidcAdapter(store);
 
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
