@@ -191,8 +191,22 @@ describe('the interaction contract: every bad input has its status and code, and
     const first = await postSignature(jar, interactionUrl, good);
     expect(first.status).toBe(303);
     await expectError(await postSignature(jar, interactionUrl, good), 409, 'INTERACTION_COMPLETED');
+    await expectError(await request(jar, `${interactionUrl}/abort`, { method: 'POST' }), 409, 'INTERACTION_COMPLETED');
     const callback = await followToClient(jar, interactionUrl, first.headers.get('location') as string);
     expect(callback.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('two posts of the same signed message at once: exactly one wins, the other gets 409', async () => {
+    const { jar, interactionUrl, details } = await open();
+    const good = await signed(details);
+    const responses = await Promise.all([postSignature(jar, interactionUrl, good), postSignature(jar, interactionUrl, good)]);
+    expect(responses.map((r) => r.status).sort()).toEqual([303, 409]);
+  });
+
+  it('after an abort, a signed message for the same sign-in is refused (409)', async () => {
+    const { jar, interactionUrl, details } = await open();
+    expect((await request(jar, `${interactionUrl}/abort`, { method: 'POST' })).status).toBe(303);
+    await expectError(await postSignature(jar, interactionUrl, await signed(details)), 409, 'INTERACTION_COMPLETED');
   });
 
   it('abort ends the flow with access_denied at the client', async () => {

@@ -8,6 +8,7 @@ import { accessConditionsOf } from '../access.ts';
 import { clientFields } from '../clients.ts';
 import type { Config } from '../config.ts';
 import { HttpError } from '../errors.ts';
+import type { Store } from '../storage/index.ts';
 import { buildDetails, clientView, type InteractionClient, type InteractionDetails } from './details.ts';
 
 export type LoadedInteraction = {
@@ -91,13 +92,34 @@ export async function loadInteraction(ctx: Context, provider: Provider, config: 
 }
 
 /**
- * Records the outcome of a loaded sign-in and returns where the browser goes next: what
- * oidc-provider's interactionResult does (without merging an earlier submission), on the
- * interaction this request already loaded and matched with its cookie instead of loading it again.
+ * Ends a loaded sign-in with one outcome and returns where the browser goes next.
+ *
+ * The outcome is claimed first, atomically (SET NX on `interaction:done:<uid>`): of two posts
+ * of the same signed message, or a post and an abort, on this replica or another, exactly one
+ * wins and the other gets 409 INTERACTION_COMPLETED; so the nonce (the uid) is spent once, and a
+ * request that loaded the interaction before another one finished it cannot write it back after
+ * oidc-provider's resume has removed it. `work` then makes the result (the grant, the sign-in
+ * record); it is saved on the interaction this request already loaded, as oidc-provider's
+ * interactionResult would (without merging an earlier submission) but without loading it again.
+ * If anything after the claim fails, the claim is released and the same message may be posted again.
  */
-export async function finishInteraction(loaded: LoadedInteraction, result: Record<string, unknown>): Promise<string> {
+export async function completeInteraction(
+  store: Store,
+  loaded: LoadedInteraction,
+  work: () => Promise<Record<string, unknown>>,
+): Promise<string> {
   const { interaction } = loaded;
-  interaction.result = result;
-  await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
-  return interaction.returnTo;
+  const key = `interaction:done:${interaction.uid}`;
+  const remaining = interaction.exp - Math.floor(Date.now() / 1000);
+  if (!(await store.setIfAbsent(key, '1', Math.max(1, remaining) + 60))) {
+    throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
+  }
+  try {
+    interaction.result = await work();
+    await interaction.save(remaining);
+    return interaction.returnTo;
+  } catch (error) {
+    await store.delete(key).catch(() => {});
+    throw error;
+  }
 }

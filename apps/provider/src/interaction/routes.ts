@@ -15,7 +15,7 @@ import { TTL } from '../oidc.ts';
 import type { Services } from '../services.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
-import { finishInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
+import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
 import { renderInteractionPage } from './page.ts';
 
 const wantsJson = (ctx: Context) => ctx.accepts('html', 'json') === 'json';
@@ -93,27 +93,29 @@ export function interactionRoutes(router: Router, services: Services) {
     // A gated client: the signer (a contract wallet by its own address) must hold what it asks.
     await services.access.enforce(oidcClient, accountId, verified.address);
     const profile = await ens.resolve(verified.address);
-    const provider = services.provider();
-    const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
-    grant.addOIDCScope(typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid');
-    const grantId = await grant.save();
-    await saveSignIn(
-      store,
-      grantId,
-      {
-        accountId,
-        address: verified.address,
-        chainId: verified.chainId,
-        message: body.message,
-        signature: body.signature,
-        method: verified.method,
-        ensName: profile.name,
-        avatar: profile.avatar,
-        signedInAt: Date.now(),
-      },
-      TTL.Grant,
-    );
-    const returnTo = await finishInteraction(loaded, { login: { accountId, remember: true }, consent: { grantId } });
+    const returnTo = await completeInteraction(store, loaded, async () => {
+      const provider = services.provider();
+      const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
+      grant.addOIDCScope(typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid');
+      const grantId = await grant.save();
+      await saveSignIn(
+        store,
+        grantId,
+        {
+          accountId,
+          address: verified.address,
+          chainId: verified.chainId,
+          message: body.message,
+          signature: body.signature,
+          method: verified.method,
+          ensName: profile.name,
+          avatar: profile.avatar,
+          signedInAt: Date.now(),
+        },
+        TTL.Grant,
+      );
+      return { login: { accountId, remember: true }, consent: { grantId } };
+    });
     metrics.signIn('success', verified.method);
     logger.info(
       { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method: verified.method, ens: profile.name },
@@ -145,7 +147,10 @@ export function interactionRoutes(router: Router, services: Services) {
       const loaded = await load(ctx);
       redirectOnward(
         ctx,
-        await finishInteraction(loaded, { error: 'access_denied', error_description: 'the user cancelled the sign-in' }),
+        await completeInteraction(store, loaded, async () => ({
+          error: 'access_denied',
+          error_description: 'the user cancelled the sign-in',
+        })),
       );
     } catch (error) {
       fail(ctx, httpErrorOf(error));
