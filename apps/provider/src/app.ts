@@ -16,7 +16,7 @@ import { createEnsResolver } from './ens.ts';
 import { interactionRoutes } from './interaction/routes.ts';
 import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
 import { legalRoutes } from './legal.ts';
-import { createRateLimits } from './limits.ts';
+import { createRateLimits, foldPath } from './limits.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { logoRoutes } from './logos.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -171,6 +171,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
 }
 
+/**
+ * Signet's own routes, tried only for a path whose first segment one of them starts with,
+ * compared case-folded as the router matches: oidc-provider's requests skip the router's
+ * matching altogether. A route whose first segment is a parameter or a pattern turns the guard off.
+ */
+function ownRoutes(router: Router): Middleware {
+  const first = (path: string) => foldPath(path).split('/', 2)[1] ?? '';
+  const segments = new Set(router.stack.map((layer) => (typeof layer.path === 'string' ? first(layer.path) : '')));
+  const routes = router.routes() as unknown as Middleware;
+  if ([...segments].some((segment) => segment === '' || /[:(*?{]/.test(segment))) return routes;
+  return (ctx, next) => (segments.has(first(ctx.path)) ? routes(ctx, next) : next());
+}
+
 /** Signet's middleware and routes around an oidc-provider instance (itself a Koa app), in order. */
 function mount(provider: Provider, services: Services) {
   const { config, logger, metrics, security, limits } = services;
@@ -190,7 +203,7 @@ function mount(provider: Provider, services: Services) {
     postAsGet(profile),
     discoveryValues(profile),
     clientManagementPath(profile, config.baseUrl),
-    router.routes(),
+    ownRoutes(router),
     serveStatic('/assets/', services.assets.directory),
   ];
   for (const step of steps) if (step) provider.use(step as Middleware);

@@ -63,17 +63,20 @@ export function createSecurity(
       "object-src 'none'",
     ].join('; ');
 
-  const basePolicy = csp([]);
+  const baseHeaders: Record<string, string> = {
+    'Content-Security-Policy': csp([]),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    ...(options.hsts ? { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' } : {}),
+  };
 
   return {
     middleware: async (ctx, next) => {
-      // Set before the route runs: oidc-provider adds the hash of its auto-submitting pages'
-      // script (form_post, the logout before an account switch) to an existing policy only.
-      ctx.set('Content-Security-Policy', basePolicy);
+      // Set before the route runs, so refusals thrown on the way (a rate limit, an outage) carry
+      // them too; and oidc-provider adds the hash of its auto-submitting pages' script
+      // (form_post, the logout before an account switch) to an existing policy only.
+      ctx.set(baseHeaders);
       await next();
-      if (options.hsts) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Referrer-Policy', 'no-referrer');
       if (ctx.response.is('html')) {
         ctx.set('X-Frame-Options', 'DENY');
         const policy = ctx.response.get('Content-Security-Policy');

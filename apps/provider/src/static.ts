@@ -43,7 +43,7 @@ const TYPES: Record<string, string> = {
 /** Serves files under `prefix` from `directory`: content-hashed names, so cached for a year. */
 export function serveStatic(prefix: string, directory: string): Middleware {
   const root = normalize(directory + sep);
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !ctx.path.startsWith(prefix)) return next();
     const name = ctx.path.slice(prefix.length);
     const file = normalize(join(directory, name));

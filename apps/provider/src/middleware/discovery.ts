@@ -11,16 +11,19 @@ const DISCOVERY_ROUTE = routeKey('/.well-known/openid-configuration');
 
 export function discoveryValues(profile: ProfileDefinition): Middleware {
   const jwksRoute = routeKey(profile.routes.jwks);
-  return async (ctx, next) => {
-    await next();
-    if (ctx.status !== 200) return;
+  return (ctx, next) => {
+    // Decided before the route runs (no later middleware rewrites these two paths), so every
+    // other request passes straight on.
     const route = routeOf(ctx);
-    if (route === DISCOVERY_ROUTE || route === jwksRoute)
+    if (route !== DISCOVERY_ROUTE && route !== jwksRoute) return next();
+    return next().then(() => {
+      if (ctx.status !== 200) return;
       ctx.set('cache-control', `public, max-age=${route === jwksRoute ? 60 : 300}`);
-    if (route !== DISCOVERY_ROUTE || typeof ctx.body !== 'object') return;
-    const body = ctx.body as Record<string, unknown>;
-    if (profile.advertisedScopes) body.scopes_supported = profile.advertisedScopes;
-    if (profile.advertisedClaims) body.claims_supported = profile.advertisedClaims;
-    if (profile.advertisedClientAuthMethods) body.token_endpoint_auth_methods_supported = profile.advertisedClientAuthMethods;
+      if (route !== DISCOVERY_ROUTE || typeof ctx.body !== 'object') return;
+      const body = ctx.body as Record<string, unknown>;
+      if (profile.advertisedScopes) body.scopes_supported = profile.advertisedScopes;
+      if (profile.advertisedClaims) body.claims_supported = profile.advertisedClaims;
+      if (profile.advertisedClientAuthMethods) body.token_endpoint_auth_methods_supported = profile.advertisedClientAuthMethods;
+    });
   };
 }

@@ -14,9 +14,10 @@ export function rateLimitedRoutes(profile: ProfileDefinition, limits: RateLimits
     // Every authorization request creates an interaction in storage: bounded per address.
     [routeKey(profile.routes.authorization), { methods: ['GET', 'HEAD', 'POST'], bucket: 'authorization' }],
   ]);
-  return async (ctx, next) => {
+  // Not an async function: a request to any other route passes straight on, with no promise of its own.
+  return (ctx, next) => {
     const route = limited.get(routeOf(ctx));
-    if (route?.methods.includes(ctx.method)) await limits.check(ctx, route.bucket);
-    await next();
+    if (!route?.methods.includes(ctx.method)) return next();
+    return limits.check(ctx, route.bucket).then(() => next());
   };
 }
