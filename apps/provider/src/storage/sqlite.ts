@@ -25,6 +25,34 @@ function prepareFile(path: string, warn: (message: string) => void) {
   }
 }
 
+/**
+ * `kv` is an ordinary rowid table: its values are JSON documents of a few hundred bytes to a few
+ * kilobytes (interactions, sessions, tokens), and a WITHOUT ROWID table keeps whole rows in its
+ * key's B-tree, which suits rows of a few dozen bytes (`sets`) but made each write to `kv` cost
+ * about twice as much CPU (bench/history.md). A database made by an earlier version is moved
+ * to this layout once, at open, in one IMMEDIATE transaction (so two processes opening it at
+ * once migrate it once).
+ */
+function createSchema(db: import('better-sqlite3').Database) {
+  const KV = 'kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER)';
+  const withoutRowid = () =>
+    /WITHOUT\s+ROWID/i.test(
+      (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'kv'").get() as { sql?: string } | undefined)
+        ?.sql ?? '',
+    );
+  db.exec(`CREATE TABLE IF NOT EXISTS ${KV}`);
+  if (!withoutRowid()) return;
+  db.transaction(() => {
+    if (!withoutRowid()) return; // another process moved it while this one waited for the lock
+    db.exec(`
+      CREATE TABLE kv_rowid ${KV.slice('kv '.length)};
+      INSERT INTO kv_rowid (key, value, expires_at) SELECT key, value, expires_at FROM kv;
+      DROP TABLE kv;
+      ALTER TABLE kv_rowid RENAME TO kv;
+    `);
+  }).immediate();
+}
+
 /** SQLite result codes that mean "the storage cannot serve now", not "this request is wrong". */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB|PROTOCOL|NOMEM)/;
 
@@ -44,8 +72,8 @@ export function createSqliteStore(
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+  createSchema(db);
   db.exec(`
-    CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS sets (
       key TEXT NOT NULL, member TEXT NOT NULL, expires_at INTEGER, PRIMARY KEY (key, member)
     ) WITHOUT ROWID;
