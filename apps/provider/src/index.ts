@@ -4,4 +4,4 @@ export { type Config, loadConfig, type Profile, SETTING_NAMES } from './config.t
 export { expectationsFor, type MessageOptions, messageFromDetails, messageParameters } from './interaction/contract.ts';
 export type { InteractionClient, InteractionDetails } from './interaction/details.ts';
 export { createLogger, type Logger } from './logger.ts';
-export { startProvider } from './server.ts';
+export { SERVER_TIMEOUTS, type ServerTimeouts, startProvider } from './server.ts';

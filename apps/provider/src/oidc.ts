@@ -4,6 +4,7 @@
  * logout and refresh; Signet supplies the account model, storage, keys, profile and pages.
  */
 import { createHmac, randomUUID } from 'node:crypto';
+import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './access.ts';
 import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
@@ -15,6 +16,15 @@ import type { Logger } from './logger.ts';
 import { publicUrlProblem } from './outbound.ts';
 import { PROFILES } from './profiles.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
+
+/** Error codes of a connection that ended before its answer was written: the client's doing, or a slow client cut off. */
+const CONNECTION_ENDED = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ERR_HTTP_REQUEST_TIMEOUT',
+]);
 
 /** Lifetimes of the specification, in seconds. */
 export const TTL = {
@@ -313,5 +323,22 @@ export function createProvider({
   // last one); entries before it are whatever the client sent and are never trusted.
   provider.maxIpsCount = 1;
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc-provider server error'));
+  // Koa's 'error' event: an error no middleware answered (Koa's 500), or an answer that could not
+  // be delivered because the connection ended first (the client went away, or the server's
+  // deadline closed a slow client's connection with a 408). Logged as JSON with the request id;
+  // without a listener Koa would print the stack on stderr.
+  type KoaError = Error & { status?: number; expose?: boolean; code?: string };
+  (provider as unknown as { on(event: 'error', listener: (error: KoaError, ctx?: Context) => void): void }).on(
+    'error',
+    (error, ctx) => {
+      if (error.status === 404 || error.expose) return;
+      const reqId = (ctx?.state as { reqId?: string } | undefined)?.reqId;
+      if (error.code && CONNECTION_ENDED.has(error.code)) {
+        logger.info({ reqId, reason: error.code }, `connection ended before the answer (${error.message})`);
+      } else {
+        logger.error({ reqId, err: error }, 'request failed');
+      }
+    },
+  );
   return provider;
 }

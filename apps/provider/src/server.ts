@@ -11,15 +11,30 @@ import { createLogger, type Logger } from './logger.ts';
 
 export type RunningProvider = { app: App; server: Server; url: string; stop(): Promise<void> };
 
+/**
+ * How long a client may take to send a request. A connection whose headers are not complete
+ * after `headersMs`, or whose request (body included) is not after `requestMs`, is answered 408
+ * and closed: a slow client (slowloris) holds a connection for seconds, not minutes. Node checks
+ * these deadlines every `checkIntervalMs` (its default, 30 s, would let a 10 s deadline run to 40 s).
+ */
+export type ServerTimeouts = { headersMs: number; requestMs: number; checkIntervalMs: number };
+export const SERVER_TIMEOUTS: Readonly<ServerTimeouts> = { headersMs: 10_000, requestMs: 30_000, checkIntervalMs: 1_000 };
+
 export async function startProvider(
   config: Config,
   logger: Logger = createLogger(config.logLevel, undefined, config.logFormat),
+  timeouts: ServerTimeouts = SERVER_TIMEOUTS,
 ): Promise<RunningProvider> {
   const app = await buildApp(config, { logger });
-  const server = createServer(app.handler);
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+    },
+    app.handler,
+  );
   server.keepAliveTimeout = 5_000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
