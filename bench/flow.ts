@@ -8,9 +8,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@signet/testkit/ports';
 import type { Check, Section } from './report.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -30,15 +30,6 @@ const TICK_MS = 10; // CLK_TCK is 100 on Linux
 type Storage = 'memory' | 'sqlite' | 'redis';
 type Impl = 'signet' | 'bare';
 type Run = { flowsPerSecond: number; p50: number; p99: number; cpuMsPerFlow: number; failures: number };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const status = (pid: number, field: 'VmRSS' | 'VmHWM') =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;

@@ -4,18 +4,11 @@
  * The provider runs as `signet provider` starts it (startProvider), with the deadlines shortened
  * so the test takes seconds; the defaults are checked on a second start.
  */
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Config, createLogger, loadConfig, SERVER_TIMEOUTS, startProvider } from '@signet/provider';
+import { freePort } from '@signet/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 async function configOn(): Promise<Config> {
   const port = await freePort();
