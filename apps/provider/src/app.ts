@@ -12,7 +12,7 @@ import { createAccessGate } from './access.ts';
 import { accessLog } from './access-log.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
-import { createEnsResolver } from './ens.ts';
+import { createEnsResolver } from './onchain/names/index.ts';
 import { interactionRoutes } from './interaction/routes.ts';
 import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
 import { legalRoutes } from './legal.ts';

@@ -2,7 +2,7 @@ import type { ChainRegistry } from '@signet/siwe';
 import type { Provider } from 'oidc-provider';
 import type { AccessGate } from './access.ts';
 import type { Config } from './config.ts';
-import type { EnsResolver } from './ens.ts';
+import type { EnsResolver } from './onchain/names/index.ts';
 import type { RateLimits } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';

@@ -11,9 +11,9 @@
  * offchain lookups, which make the client call gateway URLs from the resolver) is off.
  */
 import { type Address, BaseError, createPublicClient, defineChain, http, type PublicClient } from 'viem';
-import type { Logger } from './logger.ts';
-import { publicUrlProblem } from './outbound.ts';
-import type { Store } from './storage/index.ts';
+import type { Logger } from '../../logger.ts';
+import { publicUrlProblem } from '../../outbound.ts';
+import type { Store } from '../../storage/index.ts';
 
 /** Mainnet's ENS Universal Resolver (as in viem's chain definition, without loading every chain). */
 const MAINNET_UNIVERSAL_RESOLVER: Address = '0xeeeeeeee14d718c2b47d9923deab1335e144eeee';
