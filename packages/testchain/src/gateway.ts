@@ -4,7 +4,8 @@
  * resolver's answer signed by the gateway's key, exactly as ENS's offchain gateways answer
  * mainnet names. Records are kept by name in memory; the test edits them.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
   type Address,
@@ -101,14 +102,17 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Starts a gateway on a free loopback port, signing with `privateKey` (a fresh key by default). */
+/**
+ * Starts a gateway on a free loopback port, signing with `privateKey` (a fresh key by default);
+ * `tls` serves it over https with that key and certificate.
+ */
 export async function startEnsGateway(
-  options: { privateKey?: Hex; records?: Record<string, GatewayRecord> } = {},
+  options: { privateKey?: Hex; records?: Record<string, GatewayRecord>; tls?: { key: string; cert: string } } = {},
 ): Promise<EnsGateway> {
   const privateKey = options.privateKey ?? generatePrivateKey();
   const records = new Map(Object.entries(options.records ?? {}));
   let requests = 0;
-  const server: Server = createServer(async (request, response) => {
+  const listener: RequestListener = async (request, response) => {
     requests++;
     const reply = (status: number, body: unknown) =>
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -137,9 +141,10 @@ export async function startEnsGateway(
     } catch (error) {
       return reply(500, { message: (error as Error).message });
     }
-  });
+  };
+  const server: Server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: `${origin}/lookup`,
     getUrl: `${origin}/lookup/{sender}/{data}.json`,
