@@ -5,6 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { delayedRpcSignIn } from './delayed-rpc.ts';
 import { flowBenchmark, scaleBenchmark } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
 import { pageSize } from './page-size.ts';
@@ -18,6 +19,7 @@ const all: Record<string, () => Promise<Section>> = {
   pageSize,
   processFootprint,
   gatedSignIn,
+  delayedRpcSignIn,
   flowBenchmark,
   scaleBenchmark,
 };

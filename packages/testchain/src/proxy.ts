@@ -16,6 +16,8 @@ export type RpcProxy = {
   readonly requests: number;
   /** Every call forwarded so far, in arrival order. */
   readonly calls: RpcCall[];
+  /** The delay before each request is forwarded (ms); may be changed at any time. */
+  delayMs: number;
   close(): Promise<void>;
 };
 
@@ -28,6 +30,7 @@ export type RpcProxyOptions = {
 
 export async function startRpcProxy(target: string, options: RpcProxyOptions = {}): Promise<RpcProxy> {
   const seen: RpcCall[] = [];
+  let delayMs = options.delayMs ?? 0;
   let requests = 0;
   const waiting = new Set<() => void>();
   const server = createServer(async (req, res) => {
@@ -58,7 +61,7 @@ export async function startRpcProxy(target: string, options: RpcProxyOptions = {
         waiting.add(check);
       });
     }
-    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     try {
       const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       res.writeHead(answer.status, { 'content-type': 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
@@ -73,6 +76,12 @@ export async function startRpcProxy(target: string, options: RpcProxyOptions = {
       return requests;
     },
     calls: seen,
+    get delayMs() {
+      return delayMs;
+    },
+    set delayMs(value: number) {
+      delayMs = value;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
