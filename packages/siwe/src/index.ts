@@ -29,8 +29,9 @@ export {
   validateSiweTimes,
 } from './validateSiweMessage.ts';
 export { type VerifySiweParameters, verifySiwe } from './verifySiwe.ts';
+export { CONTRACT_WALLET_GAS_CAP, type ContractWalletMethod, ETH_CALL_GAS_CAP } from './contractWallets.ts';
+export { CHAINS_WITHOUT_DEPLOYLESS_CALLS, KNOWN_SIGNATURE_VERIFIERS } from './knownChains.ts';
 export {
-  CONTRACT_WALLET_GAS_CAP,
   isEoaSignatureOf,
   type SiweVerificationClient,
   type SiweVerificationMethod,
