@@ -8,8 +8,8 @@
 import { createChainRegistry, ETH_CALL_GAS_CAP, verifySiweSignature } from '@signet/siwe';
 import { realWallets, startTestchain, type Testchain } from '@signet/testchain';
 import type { Hex } from 'viem';
-import { createSiweMessage } from 'viem/siwe';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import type { Section } from './report.ts';
 
 /** The calls the node received since `before` (its request count then). */
@@ -109,7 +109,13 @@ export async function walletGas(): Promise<Section> {
         })) as string,
       );
       if (estimate > largest) largest = estimate;
-      rows.push([name, result.method, `${calls.length}`, estimate.toLocaleString('en-US'), `${(Number(ETH_CALL_GAS_CAP) / Number(estimate)).toFixed(1)}×`]);
+      rows.push([
+        name,
+        result.method,
+        `${calls.length}`,
+        estimate.toLocaleString('en-US'),
+        `${(Number(ETH_CALL_GAS_CAP) / Number(estimate)).toFixed(1)}×`,
+      ]);
     }
 
     // A wallet whose check burns all its gas: refused (INVALID_SIGNATURE) once the cap is spent.
@@ -122,11 +128,20 @@ export async function walletGas(): Promise<Section> {
       answer = (error as { type?: string }).type ?? String(error);
     }
     const burnMs = performance.now() - started;
-    rows.push(['hostile: burns all its gas', answer, '1', `${ETH_CALL_GAS_CAP.toLocaleString('en-US')} (the cap)`, `${burnMs.toFixed(0)} ms on this node`]);
+    rows.push([
+      'hostile: burns all its gas',
+      answer,
+      '1',
+      `${ETH_CALL_GAS_CAP.toLocaleString('en-US')} (the cap)`,
+      `${burnMs.toFixed(0)} ms on this node`,
+    ]);
 
     return {
       title: 'Wallet gas: what real wallets cost to check',
-      table: { head: ['wallet (published contracts, local chain)', 'method', 'eth_calls', 'gas (eth_estimateGas)', 'cap ÷ gas'], rows },
+      table: {
+        head: ['wallet (published contracts, local chain)', 'method', 'eth_calls', 'gas (eth_estimateGas)', 'cap ÷ gas'],
+        rows,
+      },
       checks: [
         {
           name: 'gas cap over the most a real wallet needed',
@@ -145,4 +160,3 @@ export async function walletGas(): Promise<Section> {
     await chain.stop();
   }
 }
-

@@ -23,19 +23,19 @@ import {
   ContractFunctionRevertedError,
   concatHex,
   decodeFunctionResult,
+  ExecutionRevertedError,
   encodeDeployData,
   encodeFunctionData,
   erc6492SignatureValidatorAbi,
   erc6492SignatureValidatorByteCode,
-  ExecutionRevertedError,
   type Hex,
   hexToBool,
   isAddressEqual,
   isErc6492Signature,
   isErc8010Signature,
   multicall3Abi,
-  parseAbi,
   type PublicClient,
+  parseAbi,
   parseErc8010Signature,
   RpcRequestError,
 } from 'viem';
@@ -146,7 +146,11 @@ async function askUniversalValidator(check: Check, signature: Hex): Promise<Cont
     verifier
       ? {
           to: verifier,
-          data: encodeFunctionData({ abi: erc6492SignatureValidatorAbi, functionName: 'isValidSig', args: [address, hash, signature] }),
+          data: encodeFunctionData({
+            abi: erc6492SignatureValidatorAbi,
+            functionName: 'isValidSig',
+            args: [address, hash, signature],
+          }),
         }
       : {
           data: encodeDeployData({

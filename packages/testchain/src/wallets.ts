@@ -101,7 +101,13 @@ export type RealWallets = {
      * A Safe owned by another Safe (and EOAs): the inner Safe's owners sign the outer Safe's
      * message data in the inner Safe's domain; that is the inner Safe's contract signature.
      */
-    signNested(outer: Address, inner: Address, message: string, innerSigners: PrivateKeyAccount[], outerSigners: PrivateKeyAccount[]): Promise<Hex>;
+    signNested(
+      outer: Address,
+      inner: Address,
+      message: string,
+      innerSigners: PrivateKeyAccount[],
+      outerSigners: PrivateKeyAccount[],
+    ): Promise<Hex>;
     /** "On-chain signing" (the Safe app's option): SignMessageLib marks the text signed; the signature is then `0x`. */
     signOnChain(safe: Address, message: string, signers: PrivateKeyAccount[]): Promise<void>;
   };
@@ -179,7 +185,11 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
       functionName: 'setup',
       args: [owners, BigInt(threshold), zeroAddress, '0x', fallbackHandler, zeroAddress, 0n, zeroAddress],
     });
-    return encodeFunctionData({ abi: FACTORY_ABI, functionName: 'createProxyWithNonce', args: [singleton, initializer, saltNonce] });
+    return encodeFunctionData({
+      abi: FACTORY_ABI,
+      functionName: 'createProxyWithNonce',
+      args: [singleton, initializer, saltNonce],
+    });
   };
   const predicted = async (factoryData: Hex) => {
     const { data } = await publicClient.call({ account: sender.address, to: factory, data: factoryData });
@@ -242,13 +252,14 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
       const outerParts = await Promise.all(
         outerSigners.map(async (signer) => ({ owner: signer.address, signature: await signData(outer, hash, signer) })),
       );
-      return encodeSafeSignatures([
-        { owner: inner, signature: encodeSafeSignatures(innerParts), contract: true },
-        ...outerParts,
-      ]);
+      return encodeSafeSignatures([{ owner: inner, signature: encodeSafeSignatures(innerParts), contract: true }, ...outerParts]);
     },
     async signOnChain(address, message, signers) {
-      const data = encodeFunctionData({ abi: SIGN_MESSAGE_LIB_ABI, functionName: 'signMessage', args: [pad(hashMessage(message))] });
+      const data = encodeFunctionData({
+        abi: SIGN_MESSAGE_LIB_ABI,
+        functionName: 'signMessage',
+        args: [pad(hashMessage(message))],
+      });
       const nonce = await publicClient.readContract({ address, abi: SAFE_ABI, functionName: 'nonce' });
       const parts = await Promise.all(
         signers.map(async (signer) => ({
@@ -328,7 +339,11 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
         address,
         async approve(message, signature) {
           await chain.setBalance(owner.address, 10n ** 18n);
-          const data = encodeFunctionData({ abi: APPROVED_ABI, functionName: 'approve', args: [hashMessage(message), signature] });
+          const data = encodeFunctionData({
+            abi: APPROVED_ABI,
+            functionName: 'approve',
+            args: [hashMessage(message), signature],
+          });
           await confirm(await ownerClient.sendTransaction({ to: address, data, chain: null }));
         },
       };
