@@ -6,13 +6,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
-import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './access.ts';
 import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
 import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
+import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './onchain/access.ts';
 import { publicUrlProblem } from './outbound.ts';
 import { PROFILES } from './profiles.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';

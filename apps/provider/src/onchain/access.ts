@@ -19,7 +19,7 @@ import {
   RpcRequestError,
 } from 'viem';
 import { z } from 'zod';
-import { clientFields } from './clients.ts';
+import { clientFields } from '../clients.ts';
 
 /** The most conditions one client may declare. */
 export const MAX_ACCESS_CONDITIONS = 10;
