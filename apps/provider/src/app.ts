@@ -83,7 +83,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ? { connectSources: WALLETCONNECT_SOURCES.connect, frameSources: WALLETCONNECT_SOURCES.frame }
       : {}),
   });
-  const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
+  const chains = createChainRegistry(config.rpcUrls, {
+    timeoutMs: config.rpcTimeoutMs,
+    signatureVerifiers: config.signatureVerifiers,
+  });
   const access = createAccessGate({ chains, timeoutMs: config.rpcTimeoutMs, cacheSeconds: config.accessCacheSeconds });
   const ens = createEnsResolver({
     rpcUrl: config.ens.rpcUrl,

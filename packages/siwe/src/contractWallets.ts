@@ -66,10 +66,10 @@ const erc1271Abi = parseAbi(['function isValidSignature(bytes32 hash, bytes sign
 
 export type ContractWalletMethod = 'eip1271' | 'eip6492' | 'erc8010';
 
-type Failure = { kind: 'revert' } | { kind: 'out-of-gas' } | { kind: 'unasked'; cause: unknown };
+export type CallFailure = { kind: 'revert' } | { kind: 'out-of-gas' } | { kind: 'unasked'; cause: unknown };
 
 /** What an `eth_call` error means: the contract said no (a revert, or it spent the gas cap), or the node could not be asked. */
-export function classifyCallError(error: unknown): Failure {
+export function classifyCallError(error: unknown): CallFailure {
   if (!(error instanceof BaseError)) return { kind: 'unasked', cause: error };
   const text = (error.walk((e) => e instanceof RpcRequestError) as RpcRequestError | undefined)?.details ?? error.details;
   // Nodes say it in their own words: geth and reth "out of gas", Nethermind "OutOfGas", Besu "Out of gas".
@@ -89,11 +89,11 @@ const invalid = (message: string) => new SiweError('INVALID_SIGNATURE', message,
 const unasked = (chainId: number, cause: unknown, what = "could not check the contract wallet's signature") =>
   new SiweError('RPC_UNAVAILABLE', `the RPC node for chain ${chainId} ${what}`, { field: 'signature', cause });
 
-/** One capped eth_call; a refusal by the contract comes back as a Failure, anything else throws RPC_UNAVAILABLE. */
+/** One capped eth_call; a refusal by the contract comes back as a CallFailure, anything else throws RPC_UNAVAILABLE. */
 async function call(
   check: Check,
   request: Parameters<PublicClient['call']>[0],
-): Promise<{ data: Hex } | Exclude<Failure, { kind: 'unasked' }>> {
+): Promise<{ data: Hex } | Exclude<CallFailure, { kind: 'unasked' }>> {
   try {
     const { data } = await check.client.call({ ...request, gas: ETH_CALL_GAS_CAP } as never);
     return { data: data ?? '0x' };
@@ -104,7 +104,7 @@ async function call(
   }
 }
 
-const refusal = (check: Check, failure: Exclude<Failure, { kind: 'unasked' }>, what: string) =>
+const refusal = (check: Check, failure: Exclude<CallFailure, { kind: 'unasked' }>, what: string) =>
   invalid(
     failure.kind === 'out-of-gas'
       ? `${what} ran out of gas (the cap is ${ETH_CALL_GAS_CAP} per check) on chain ${check.chainId}: not accepted`

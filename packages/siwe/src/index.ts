@@ -1,5 +1,10 @@
 export { MAX_SIWE_MESSAGE_LENGTH } from './constants.ts';
-export { CONTRACT_WALLET_GAS_CAP, type ContractWalletMethod, ETH_CALL_GAS_CAP } from './contractWallets.ts';
+export {
+  CONTRACT_WALLET_GAS_CAP,
+  type ContractWalletMethod,
+  classifyCallError,
+  ETH_CALL_GAS_CAP,
+} from './contractWallets.ts';
 export { type ChainRegistry, type ChainRegistryOptions, createChainRegistry } from './createChainRegistry.ts';
 export { type CreateSiweMessageParameters, createSiweMessage } from './createSiweMessage.ts';
 export {
