@@ -75,7 +75,7 @@ describe('wallets that sign in: the provider with real wallet contracts', () => 
   }
 
   /** The eth_calls `chain` received while `run` ran. */
-  async function ethCalls(chain: Testchain, run: () => Promise<unknown>) {
+  async function ethCalls<T>(chain: Testchain, run: () => Promise<T>) {
     const before = chain.node.requestCount;
     const result = await run();
     const count = chain.node.requestCount - before;
