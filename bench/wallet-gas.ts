@@ -6,17 +6,11 @@
  * shows what a wallet that burns all its gas costs at that cap, in time.
  */
 import { createChainRegistry, ETH_CALL_GAS_CAP, verifySiweSignature } from '@signet/siwe';
-import { realWallets, startTestchain, type Testchain } from '@signet/testchain';
+import { realWallets, startTestchain } from '@signet/testchain';
 import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import type { Section } from './report.ts';
-
-/** The calls the node received since `before` (its request count then). */
-function since(chain: Testchain, before: number) {
-  const count = chain.node.requestCount - before;
-  return count === 0 ? [] : chain.node.requests.slice(-count);
-}
 
 const newKey = () => privateKeyToAccount(generatePrivateKey());
 
@@ -99,7 +93,7 @@ export async function walletGas(): Promise<Section> {
       const { address, signature } = await make();
       const before = chain.node.requestCount;
       const result = await verifySiweSignature({ message: text(address), signature, client });
-      const calls = since(chain, before).filter((r) => r.method === 'eth_call');
+      const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
       const call = calls[calls.length - 1] as (typeof calls)[number];
       const [request, block] = call.params as [Record<string, unknown>, unknown];
       const estimate = BigInt(

@@ -78,8 +78,7 @@ describe('wallets that sign in: the provider with real wallet contracts', () => 
   async function ethCalls<T>(chain: Testchain, run: () => Promise<T>) {
     const before = chain.node.requestCount;
     const result = await run();
-    const count = chain.node.requestCount - before;
-    const calls = (count === 0 ? [] : chain.node.requests.slice(-count)).filter((r) => r.method === 'eth_call');
+    const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
     const params = calls.map((r) => r.params[0] as { to?: string; gas?: string });
     return { result, calls: params.map(({ to, gas }) => ({ to: to?.toLowerCase(), gas })) };
   }

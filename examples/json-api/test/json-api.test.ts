@@ -488,7 +488,7 @@ describe('application B: real third-party wallets (Safe, EIP-7702, a deployed ve
       expect(
         (await verify(cf.address, async (m) => chain.wrap6492(await wallets.safe.sign(cf.address, m, [a, c]), cf))).status,
       ).toBe(200);
-      const calls = chain.node.requests.slice(-(chain.node.requestCount - before)).filter((r) => r.method === 'eth_call');
+      const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
       expect(calls.map((r) => (r.params[0] as { to?: string }).to?.toLowerCase())).toEqual([verifier.toLowerCase()]);
 
       const burner = await wallets.gasBurningWallet();

@@ -379,7 +379,7 @@ describe('application A: real third-party wallets (Safe, EIP-7702, a deployed ve
       chain.wrap6492(await wallets.safe.sign(cf.address, m, [a, b]), cf),
     );
     expect(counterfactual.status).toBe(200);
-    const calls = chain.node.requests.slice(-(chain.node.requestCount - before)).filter((r) => r.method === 'eth_call');
+    const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
     expect(calls.map((r) => (r.params[0] as { to?: string }).to?.toLowerCase())).toEqual([verifier.toLowerCase()]);
 
     const burner = await wallets.gasBurningWallet();

@@ -41,9 +41,10 @@ async function refusal(promise: Promise<unknown>): Promise<SiweError> {
 async function ethCallsDuring(chain: Testchain, run: () => Promise<unknown>) {
   const before = chain.node.requestCount;
   await run().catch(() => undefined);
-  const count = chain.node.requestCount - before;
-  const requests = count === 0 ? [] : chain.node.requests.slice(-count);
-  return requests.filter((r) => r.method === 'eth_call').map((r) => r.params[0] as { to?: string; gas?: string; data: string });
+  return chain.node
+    .requestsSince(before)
+    .filter((r) => r.method === 'eth_call')
+    .map((r) => r.params[0] as { to?: string; gas?: string; data: string });
 }
 
 describe('real wallets through @signet/siwe on a local chain', () => {

@@ -48,6 +48,8 @@ export type RunningNode = {
   readonly requestCount: number;
   /** The last 1,000 calls received, oldest first (tests read what was asked, e.g. an eth_call's `to` and `gas`). */
   readonly requests: readonly RecordedRequest[];
+  /** The calls received since the request count was `before` (read `requestCount` first, then act). */
+  requestsSince(before: number): RecordedRequest[];
   /** Stop answering (requests fail as a dead node would) without losing state. */
   pause(): Promise<void>;
   /** Answer again on the same port after `pause()`. */
@@ -208,6 +210,10 @@ export async function startNode(options: NodeOptions = {}): Promise<RunningNode>
     },
     get requests() {
       return recorded;
+    },
+    requestsSince(before) {
+      const count = requestCount - before;
+      return count <= 0 ? [] : recorded.slice(-count);
     },
     async pause() {
       if (!running) return;
