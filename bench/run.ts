@@ -11,6 +11,7 @@ import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
 import { type Section, toConsole, toMarkdown } from './report.ts';
 import { siweVerify } from './siwe-verify.ts';
+import { walletGas } from './wallet-gas.ts';
 
 const only = process.argv.slice(2);
 const all: Record<string, () => Promise<Section>> = {
@@ -18,6 +19,7 @@ const all: Record<string, () => Promise<Section>> = {
   pageSize,
   processFootprint,
   gatedSignIn,
+  walletGas,
   flowBenchmark,
   scaleBenchmark,
 };

@@ -4,6 +4,7 @@
  * the ENS name and avatar) is kept per grant, so the claims of a token are those of the
  * sign-in that produced it.
  */
+import type { SiweVerificationMethod } from '@signet/siwe';
 import { type Address, getAddress } from 'viem';
 import type { Store } from './storage/index.ts';
 
@@ -13,7 +14,7 @@ export type SignInRecord = {
   chainId: number;
   message: string;
   signature: string;
-  method: 'eoa' | 'eip1271' | 'eip6492';
+  method: SiweVerificationMethod;
   ensName?: string;
   avatar?: string;
   signedInAt: number;

@@ -34,7 +34,8 @@ import { mainnet } from 'viem/chains';
 import { type Artifact, compileContracts, ensArtifacts } from './compile.ts';
 import { DEV_KEYS, type RunningNode, startNode } from './node.ts';
 
-export { DEV_KEYS, type RunningNode, startNode } from './node.ts';
+export { DEV_KEYS, type RecordedRequest, type RunningNode, startNode } from './node.ts';
+export { encodeSafeSignatures, type RealWallets, realWallets, type SafeSignaturePart } from './wallets.ts';
 
 /** Multicall3's address on mainnet and most chains (and on this one). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';

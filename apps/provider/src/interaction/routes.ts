@@ -90,8 +90,8 @@ export function interactionRoutes(router: Router, services: Services) {
     metrics.verification(performance.now() - started, verified.method);
 
     const accountId = accountIdOf(verified.chainId, verified.address);
-    // A gated client: the signer (a contract wallet by its own address) must hold what it asks.
-    await services.access.enforce(oidcClient, accountId, verified.address);
+    // A gated client: the signer (a contract wallet by its own address, on its own chain) must hold what it asks.
+    await services.access.enforce(oidcClient, accountId, verified.address, verified.method);
     const profile = await ens.resolve(verified.address);
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
