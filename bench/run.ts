@@ -12,6 +12,7 @@ import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
 import { type Section, toConsole, toMarkdown } from './report.ts';
 import { siweVerify } from './siwe-verify.ts';
+import { walletGas } from './wallet-gas.ts';
 
 const only = process.argv.slice(2);
 const all: Record<string, () => Promise<Section>> = {
@@ -20,6 +21,7 @@ const all: Record<string, () => Promise<Section>> = {
   processFootprint,
   gatedSignIn,
   delayedRpcSignIn,
+  walletGas,
   flowBenchmark,
   scaleBenchmark,
 };

@@ -4,6 +4,7 @@
  * the ENS name, avatar and e-mail) is kept per grant, so the claims of a token are those of the
  * sign-in that produced it.
  */
+import type { SiweVerificationMethod } from '@signet/siwe';
 import { type Address, getAddress } from 'viem';
 import { isNormalized } from './onchain/names/primary.ts';
 import type { Store } from './storage/index.ts';
@@ -14,7 +15,7 @@ export type SignInRecord = {
   chainId: number;
   message: string;
   signature: string;
-  method: 'eoa' | 'eip1271' | 'eip6492';
+  method: SiweVerificationMethod;
   ensName?: string;
   avatar?: string;
   /** The ENS `email` text record of the name (self-asserted by the name's owner, not verified). */

@@ -8,7 +8,6 @@ import { SettingsError } from '@signet/settings';
 import { createChainRegistry } from '@signet/siwe';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
-import { createAccessGate } from './access.ts';
 import { accessLog } from './access-log.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
@@ -25,6 +24,7 @@ import { errorBoundary } from './middleware/error-boundary.ts';
 import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
 import { createProvider } from './oidc.ts';
+import { createAccessGate } from './onchain/access.ts';
 import { createEnsResolver } from './onchain/names/index.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
@@ -83,7 +83,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ? { connectSources: WALLETCONNECT_SOURCES.connect, frameSources: WALLETCONNECT_SOURCES.frame }
       : {}),
   });
-  const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
+  const chains = createChainRegistry(config.rpcUrls, {
+    timeoutMs: config.rpcTimeoutMs,
+    signatureVerifiers: config.signatureVerifiers,
+  });
   const access = createAccessGate({ chains, timeoutMs: config.rpcTimeoutMs, cacheSeconds: config.accessCacheSeconds });
   const ens = createEnsResolver({
     rpcUrl: config.ens.rpcUrl,

@@ -14,6 +14,7 @@ import {
   RPC_SETTING_NAMES,
   readRpcUrls,
   readSettings,
+  readSignatureVerifiers,
   SettingsError,
   secret,
   text,
@@ -162,6 +163,8 @@ export type Config = {
   storage: { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string };
   storagePrefix: string;
   rpcUrls: Record<number, string>;
+  /** SIGNATURE_VERIFIERS: a deployed ERC-6492 verifier per chain (zkSync Era and Abstract built in). */
+  signatureVerifiers: Record<number, `0x${string}`>;
   rpcTimeoutMs: number;
   /** How long a met access condition is remembered per account and client (s; 0 = always ask). */
   accessCacheSeconds: number;
@@ -251,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
     storage: s.STORAGE_URL,
     storagePrefix: s.STORAGE_PREFIX,
     rpcUrls,
+    signatureVerifiers: readSignatureVerifiers(env, rpcUrls),
     rpcTimeoutMs: s.RPC_TIMEOUT_MS,
     accessCacheSeconds: s.ACCESS_CACHE_SECONDS,
     ens: {

@@ -42,8 +42,9 @@ export {
   type EnsRecords,
 } from './ens.ts';
 export { dnsDecode, type EnsGateway, type GatewayRecord, startEnsGateway } from './gateway.ts';
-export { DEV_KEYS, type RunningNode, startNode } from './node.ts';
+export { DEV_KEYS, type RecordedRequest, type RunningNode, startNode } from './node.ts';
 export { type RpcCall, type RpcProxy, type RpcProxyOptions, startRpcProxy } from './proxy.ts';
+export { encodeSafeSignatures, type RealWallets, realWallets, type SafeSignaturePart } from './wallets.ts';
 
 /** Multicall3's address on mainnet and most chains (and on this one). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';

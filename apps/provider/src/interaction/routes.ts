@@ -97,8 +97,8 @@ export function interactionRoutes(router: Router, services: Services) {
     const named = ens
       .resolve(verified.address, { chainId: verified.chainId, contractWallet: verified.method !== 'eoa' })
       .catch(() => ({}) as EnsProfile);
-    // A gated client: the signer (a contract wallet by its own address) must hold what it asks.
-    await services.access.enforce(oidcClient, accountId, verified.address);
+    // A gated client: the signer (a contract wallet by its own address, on its own chain) must hold what it asks.
+    await services.access.enforce(oidcClient, accountId, verified.address, verified.method);
     const profile = await named;
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
