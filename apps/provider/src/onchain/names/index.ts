@@ -17,7 +17,18 @@
  * consulted, the URL itself is never requested). NFT avatars (eip155:…/erc721:…), ipfs:// and
  * data: URLs are not used. The e-mail record is kept only when it looks like one address.
  */
-import { type Address, BaseError, createPublicClient, defineChain, type Hex, http, type PublicClient } from 'viem';
+import { ETH_CALL_GAS_CAP } from '@signet/siwe';
+import {
+  type Address,
+  BaseError,
+  createPublicClient,
+  defineChain,
+  type Hex,
+  http,
+  type PublicClient,
+  type Transport,
+  toHex,
+} from 'viem';
 import type { Logger } from '../../logger.ts';
 import { publicUrlProblem } from '../../outbound.ts';
 import type { Store } from '../../storage/index.ts';
@@ -72,6 +83,22 @@ export function usableEmail(value: string): string | undefined {
 export const cacheKeyOf = (address: Address, signer: Signer) =>
   `ens:${signer.chainId}:${signer.contractWallet ? 'contract' : 'account'}:${address.toLowerCase()}`;
 
+/**
+ * The gas cap of every eth_call Signet makes (`@signet/siwe`), on every call of a lookup: the
+ * resolvers, the Universal Resolver's steps and CCIP-read callbacks are code others deployed.
+ */
+function withGasCap(transport: Transport): Transport {
+  return (options) => {
+    const inner = transport(options);
+    const request = (async (args: { method: string; params?: unknown }) => {
+      const params = args.params as [Record<string, unknown>, ...unknown[]] | undefined;
+      if (args.method !== 'eth_call' || !params?.[0] || params[0].gas !== undefined) return inner.request(args as never);
+      return inner.request({ ...args, params: [{ ...params[0], gas: toHex(ETH_CALL_GAS_CAP) }, ...params.slice(1)] } as never);
+    }) as typeof inner.request;
+    return { ...inner, request };
+  };
+}
+
 /** A cached profile, under the same rule as a fresh one: a name that is not normalized is not a name. */
 function fromCache(raw: string): EnsProfile {
   const cached = JSON.parse(raw) as EnsProfile;
@@ -93,7 +120,7 @@ export function createEnsResolver(options: EnsOptions): EnsResolver {
   const clientFor = (deadline: number, signal: AbortSignal) =>
     createPublicClient({
       chain,
-      transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: true, fetchOptions: { signal } }),
+      transport: withGasCap(http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: true, fetchOptions: { signal } })),
       ccipRead: options.ccipRead === false ? false : { request: gatewayRequester({ allowPrivate, deadline, signal }) },
     }) as PublicClient;
 

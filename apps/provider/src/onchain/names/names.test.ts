@@ -4,6 +4,8 @@
  * node, and the cache (per address, chain and kind of account; the normalization rule applied
  * to what it holds). The whole sign-in is in apps/provider/test/names.test.ts.
  */
+
+import { ETH_CALL_GAS_CAP } from '@signet/siwe';
 import {
   coinTypeOf,
   DEFAULT_COIN_TYPE,
@@ -13,7 +15,7 @@ import {
   startTestchain,
   type Testchain,
 } from '@signet/testchain';
-import type { Address } from 'viem';
+import { type Address, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimsOf } from '../../account.ts';
@@ -67,8 +69,9 @@ describe('a profile: the name, its avatar and its e-mail record', () => {
     expect(proxy.requests - before).toBe(2);
   });
 
-  it('an off-chain name`s records come through its gateway, within the same lookup', async () => {
+  it('an off-chain name`s records come through its gateway, within the same lookup; every eth_call carries the gas cap', async () => {
     const gateway = await startEnsGateway();
+    const before = proxy.calls.length;
     try {
       const user = fresh();
       await chain.useOffchainResolver('profiles.example', { urls: [gateway.url], signer: gateway.signer });
@@ -83,6 +86,10 @@ describe('a profile: the name, its avatar and its e-mail record', () => {
         email: 'someone@profiles.example',
       });
       expect(gateway.requests).toBe(3); // forward address, avatar, e-mail
+      // The Universal Resolver's steps and the CCIP-read callbacks alike.
+      const calls = proxy.calls.slice(before).filter((call) => call.method === 'eth_call');
+      expect(calls.length).toBeGreaterThan(3);
+      for (const call of calls) expect((call.params?.[0] as { gas?: string }).gas).toBe(toHex(ETH_CALL_GAS_CAP));
     } finally {
       await gateway.close();
     }
