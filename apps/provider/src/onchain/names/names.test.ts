@@ -15,13 +15,16 @@ import {
   startTestchain,
   type Testchain,
 } from '@signet/testchain';
+import fc from 'fast-check';
 import { type Address, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { normalize } from 'viem/ens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimsOf } from '../../account.ts';
 import { createLogger } from '../../logger.ts';
 import { createMemoryStore } from '../../storage/index.ts';
 import { cacheKeyOf, createEnsResolver, type EnsOptions, usableEmail } from './index.ts';
+import { isNormalized } from './primary.ts';
 
 const OP = 10;
 const AVATAR = 'http://127.0.0.1:9/avatar.png';
@@ -53,6 +56,51 @@ const resolver = (options: Partial<EnsOptions> = {}) => {
   });
   return { ens, store };
 };
+
+describe('isNormalized: exactly viem`s normalize (ENSIP-15)', () => {
+  const viemSays = (name: string) => {
+    try {
+      return normalize(name) === name;
+    } catch {
+      return false;
+    }
+  };
+
+  it('agrees on the issue`s look-alikes', () => {
+    for (const name of ['vіtalik.eth', 'Vitalik.eth', 'vita\u200dlik.eth', 'vitalik\u202e.eth', 'xn--vitalik.eth', 'a--b.eth']) {
+      expect({ name, normalized: isNormalized(name) }).toEqual({ name, normalized: viemSays(name) });
+    }
+    expect(isNormalized('vitalik.eth')).toBe(true);
+    expect(isNormalized('👍.eth')).toBe(true);
+    expect(isNormalized('vіtalik.eth')).toBe(false);
+  });
+
+  it('agrees on any name made of ASCII, hyphens and dots, look-alike letters, marks, controls and emoji', () => {
+    // Mostly what the fast path sees (lowercase, digits, hyphens, dots), with the rest mixed in.
+    const unit = fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...'abxn09-.') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          ..."AZ_$' ",
+          'і', // Cyrillic
+          'а', // Cyrillic
+          'é',
+          '\u0301', // combining acute
+          '\u200d', // zero-width joiner
+          '\u200c',
+          '\u202e', // right-to-left override
+          '👍',
+          'ß',
+        ),
+      },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 14 }), (name) => isNormalized(name) === viemSays(name)),
+      { numRuns: 3000 },
+    );
+  });
+});
 
 describe('a profile: the name, its avatar and its e-mail record', () => {
   it('an on-chain name with avatar and e-mail costs the node two requests: the name`s sources, then both records', async () => {
