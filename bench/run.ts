@@ -11,10 +11,12 @@ import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
 import { type Section, toConsole, toMarkdown } from './report.ts';
 import { siweVerify } from './siwe-verify.ts';
+import { siwsVerify } from './siws-verify.ts';
 
 const only = process.argv.slice(2);
 const all: Record<string, () => Promise<Section>> = {
   siweVerify,
+  siwsVerify,
   pageSize,
   processFootprint,
   gatedSignIn,

@@ -1,4 +1,4 @@
-import { SignInError, type SignInErrorOptions } from '@signet/siwe/caip122';
+import { SignInError, type SignInErrorOptions, type SignInField } from '@signet/siwe/caip122';
 
 /**
  * Every way a Sign In With Solana message can fail, as a stable string. Callers switch on
@@ -58,22 +58,8 @@ export const SIWS_ERROR_TYPES = [
 
 export type SiwsErrorType = (typeof SIWS_ERROR_TYPES)[number];
 
-/** The message fields an error can point at. */
-export type SiwsField =
-  | 'message'
-  | 'domain'
-  | 'address'
-  | 'statement'
-  | 'uri'
-  | 'version'
-  | 'chainId'
-  | 'nonce'
-  | 'issuedAt'
-  | 'expirationTime'
-  | 'notBefore'
-  | 'requestId'
-  | 'resources'
-  | 'signature';
+/** The message fields an error can point at: those of Sign-In with Ethereum but its scheme (SIWS has none). */
+export type SiwsField = Exclude<SignInField, 'scheme'>;
 
 export type SiwsErrorOptions = SignInErrorOptions<SiwsField>;
 

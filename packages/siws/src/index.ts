@@ -26,6 +26,7 @@ export type { SiwsMessage } from './types.ts';
 export { type SiwsExpectations, validateSiwsFields, validateSiwsMessage, validateSiwsTimes } from './validateSiwsMessage.ts';
 export { type VerifySiwsParameters, verifySiws } from './verifySiws.ts';
 export {
+  ed25519Verify,
   type VerifySiwsSignatureParameters,
   type VerifySiwsSignatureReturnType,
   verifySiwsSignature,

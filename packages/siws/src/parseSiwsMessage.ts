@@ -1,11 +1,5 @@
-import {
-  isFieldLine,
-  MAX_SIWS_MESSAGE_LENGTH,
-  PREAMBLE_SUFFIX,
-  RESOURCE_PREFIX,
-  RESOURCES_LINE,
-  TAGGED_FIELDS,
-} from './constants.ts';
+import { messageLines } from '@signet/siwe/caip122';
+import { isFieldLine, PREAMBLE_SUFFIX, RESOURCE_PREFIX, RESOURCES_LINE, TAGGED_FIELDS } from './constants.ts';
 import { SiwsError, type SiwsErrorType, type SiwsField } from './errors.ts';
 import { checkField } from './fields.ts';
 import type { SiwsChainId } from './networks.ts';
@@ -27,24 +21,10 @@ function show(line: string | undefined): string {
  * whose `type` names the failed rule and whose `line` / `field` point at the offending part.
  */
 export function parseSiwsMessage(text: string): SiwsMessage {
-  if (typeof text !== 'string') {
-    throw new SiwsError('UNABLE_TO_PARSE', 'message must be a string', { field: 'message' });
-  }
-  if (text.length > MAX_SIWS_MESSAGE_LENGTH) {
-    throw new SiwsError('UNABLE_TO_PARSE', `the message is longer than ${MAX_SIWS_MESSAGE_LENGTH} characters`, {
-      field: 'message',
-    });
-  }
-  const lines = text.split('\n');
+  const lines = messageLines(text, SiwsError);
   let index = 0;
   const fail = (type: SiwsErrorType, message: string, field: SiwsField, received?: unknown) =>
     new SiwsError(type, `line ${index + 1}: ${message}`, { field, line: index + 1, received });
-
-  const withCr = lines.findIndex((line) => line.includes('\r'));
-  if (withCr !== -1) {
-    index = withCr;
-    throw fail('UNABLE_TO_PARSE', 'lines must end with LF only (found CR)', 'message');
-  }
 
   // Line 1: domain " wants you to sign in with your Solana account:"
   const first = lines[0] as string;

@@ -11,17 +11,18 @@
  * - Signatures: ours, the reference's and Node's verification agree on valid and corrupted ones.
  */
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
+import { ED25519_TORSION_SUBGROUP, ed25519 } from '@noble/curves/ed25519';
 import { base58, base64urlnopad } from '@scure/base';
 import { createSignInMessageText, parseSignInMessageText, verifyMessageSignature } from '@solana/wallet-standard-util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFieldLine } from './constants.ts';
-import { type CreateSiwsMessageParameters, createSiwsMessage } from './createSiwsMessage.ts';
+import { createSiwsMessage } from './createSiwsMessage.ts';
 import { SiwsError } from './errors.ts';
 import { SIWS_CHAIN_IDS } from './networks.ts';
 import { parseSiwsMessage } from './parseSiwsMessage.ts';
 import type { SiwsMessage } from './types.ts';
-import { verifySiwsSignature } from './verifySiwsSignature.ts';
+import { ed25519Verify, verifySiwsSignature } from './verifySiwsSignature.ts';
 
 const STATEMENT_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;= ";
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -213,6 +214,51 @@ describe('properties and the differential fuzz against @solana/wallet-standard-u
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('ed25519Verify (strict key check + OpenSSL) answers as @noble/curves strict verify, adversarial keys included', () => {
+    const torsion = ED25519_TORSION_SUBGROUP.map((hex) => Uint8Array.from(Buffer.from(hex, 'hex')));
+    const TRIVIAL = new Uint8Array(64);
+    TRIVIAL[0] = 1;
+    const keys = fc.oneof(
+      fc.uint8Array({ minLength: 32, maxLength: 32 }).map((seed) => ({ seed, publicKey: ed25519.getPublicKey(seed) })),
+      fc.constantFrom(...torsion).map((publicKey) => ({ seed: undefined, publicKey })),
+      // Non-canonical encodings: the sign bit flipped (x = 0 for two of the torsion points), y + p for small y.
+      fc.constantFrom(...torsion).map((key) => ({ seed: undefined, publicKey: key.map((b, i) => (i === 31 ? b ^ 0x80 : b)) })),
+      fc.integer({ min: 0, max: 18 }).map((y) => {
+        const publicKey = new Uint8Array(32).fill(0xff);
+        publicKey[0] = 0xed + y;
+        publicKey[31] = 0x7f;
+        return { seed: undefined, publicKey };
+      }),
+      fc.uint8Array({ minLength: 32, maxLength: 32 }).map((publicKey) => ({ seed: undefined, publicKey })),
+    );
+    fc.assert(
+      fc.property(
+        keys,
+        fc.uint8Array({ maxLength: 200 }),
+        fc.oneof(
+          fc.constant('signed' as const),
+          fc.constant('trivial' as const),
+          fc.uint8Array({ minLength: 64, maxLength: 64 }),
+          fc.record({ flip: fc.nat(511) }),
+        ),
+        ({ seed, publicKey }, message, how) => {
+          let signature: Uint8Array;
+          if (how instanceof Uint8Array) signature = how;
+          else if (how === 'trivial' || seed === undefined)
+            signature = TRIVIAL; // R = the neutral point, s = 0
+          else signature = ed25519.sign(message, seed);
+          if (typeof how === 'object' && !(how instanceof Uint8Array)) {
+            signature[how.flip >> 3] = (signature[how.flip >> 3] as number) ^ (1 << (how.flip & 7));
+          }
+          expect(ed25519Verify(signature, message, publicKey)).toBe(
+            ed25519.verify(signature, message, publicKey, { zip215: false }),
+          );
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });

@@ -168,6 +168,23 @@ describe('verifySiwsSignature: negative vectors', () => {
       'signature',
       /small-order/,
     ],
+    "the neutral point's address written with y + p (non-canonical), with a trivial signature": [
+      createSiwsMessage({
+        domain: 'a.example',
+        address: base58.encode(Uint8Array.from([0xee, ...new Array(30).fill(0xff), 0x7f])),
+      }),
+      trivialSignature,
+      'INVALID_SIGNATURE',
+      'signature',
+      /not an Ed25519 public key/,
+    ],
+    "the neutral point's address with the sign bit set (x = 0, non-canonical), with a trivial signature": [
+      createSiwsMessage({ domain: 'a.example', address: base58.encode(Uint8Array.from([1, ...new Array(30).fill(0), 0x80])) }),
+      trivialSignature,
+      'INVALID_SIGNATURE',
+      'signature',
+      /not an Ed25519 public key/,
+    ],
     'an address off the curve (as program-derived addresses are)': [
       offCurveText,
       new Uint8Array(64),
