@@ -12,11 +12,13 @@ import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
 import { type Section, toConsole, toMarkdown } from './report.ts';
 import { siweVerify } from './siwe-verify.ts';
+import { siwsVerify } from './siws-verify.ts';
 import { walletGas } from './wallet-gas.ts';
 
 const only = process.argv.slice(2);
 const all: Record<string, () => Promise<Section>> = {
   siweVerify,
+  siwsVerify,
   pageSize,
   processFootprint,
   gatedSignIn,

@@ -26,6 +26,7 @@ export {
   SECP256K1_BACKEND,
   secp256k1Recover,
 } from './recoverPersonalSignAddress.ts';
+export { SignInError } from './signInError.ts';
 export { siweTime } from './siweTime.ts';
 export type { SiweMessage } from './types.ts';
 export {
