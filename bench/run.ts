@@ -5,6 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { delayedRpcSignIn } from './delayed-rpc.ts';
 import { flowBenchmark, scaleBenchmark } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
 import { pageSize } from './page-size.ts';
@@ -21,6 +22,7 @@ const all: Record<string, () => Promise<Section>> = {
   pageSize,
   processFootprint,
   gatedSignIn,
+  delayedRpcSignIn,
   walletGas,
   flowBenchmark,
   scaleBenchmark,

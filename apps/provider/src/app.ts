@@ -11,7 +11,6 @@ import type { Provider } from 'oidc-provider';
 import { accessLog } from './access-log.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
-import { createEnsResolver } from './ens.ts';
 import { interactionRoutes } from './interaction/routes.ts';
 import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
 import { legalRoutes } from './legal.ts';
@@ -26,6 +25,7 @@ import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
 import { createProvider } from './oidc.ts';
 import { createAccessGate } from './onchain/access.ts';
+import { createEnsResolver } from './onchain/names/index.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
 import { PROFILES } from './profiles.ts';
@@ -93,6 +93,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     universalResolver: config.ens.universalResolver,
     cacheTtlSeconds: config.ens.cacheTtlSeconds,
     timeoutMs: config.ens.timeoutMs,
+    ccipRead: config.ens.ccipRead,
     store,
     logger,
     allowPrivate: config.allowPrivateFetch,

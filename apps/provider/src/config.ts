@@ -87,6 +87,7 @@ const schema = {
   }),
   ENS_CACHE_TTL: int(0, 7 * 24 * 3600, 3600),
   ENS_TIMEOUT_MS: int(100, 60_000, 2000),
+  ENS_CCIP_READ: bool(true),
   RPC_TIMEOUT_MS: int(100, 60_000, 5000),
   ACCESS_CACHE_SECONDS: int(0, 3600, 60),
   CHAIN_IDS: chainIds(),
@@ -167,7 +168,14 @@ export type Config = {
   rpcTimeoutMs: number;
   /** How long a met access condition is remembered per account and client (s; 0 = always ask). */
   accessCacheSeconds: number;
-  ens: { rpcUrl?: string; universalResolver?: `0x${string}`; cacheTtlSeconds: number; timeoutMs: number };
+  ens: {
+    rpcUrl?: string;
+    universalResolver?: `0x${string}`;
+    cacheTtlSeconds: number;
+    timeoutMs: number;
+    /** Follow EIP-3668 offchain lookups (CCIP-read gateways) for off-chain and L2 names. */
+    ccipRead: boolean;
+  };
   chainIds: number[];
   clockSkewSeconds: number;
   clientsFile?: string;
@@ -254,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
       universalResolver: s.ENS_UNIVERSAL_RESOLVER,
       cacheTtlSeconds: s.ENS_CACHE_TTL,
       timeoutMs: s.ENS_TIMEOUT_MS,
+      ccipRead: s.ENS_CCIP_READ,
     },
     chainIds: allowedChains,
     clockSkewSeconds: s.CLOCK_SKEW_SECONDS,
