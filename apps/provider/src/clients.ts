@@ -63,6 +63,7 @@ export type ClientFields = {
   policy_uri?: unknown;
   tos_uri?: unknown;
   access_conditions?: unknown;
+  account_namespaces?: unknown;
 };
 
 /**
@@ -79,5 +80,6 @@ export function clientFields(client: object): ClientFields {
     policy_uri: c.policyUri,
     tos_uri: c.tosUri,
     access_conditions: c.access_conditions,
+    account_namespaces: c.account_namespaces,
   };
 }

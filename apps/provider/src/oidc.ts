@@ -10,6 +10,7 @@ import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
+import { accountNamespacesProblem, offeredNamespaces } from './interaction/namespaces.ts';
 import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './onchain/access.ts';
@@ -228,8 +229,16 @@ export function createProvider({
       // RFC 7591 metadata oidc-provider does not know, accepted and stored as given. Their
       // validator also runs Signet's redirect URI rule on every client, however it arrives.
       // access_conditions: what an account must hold to sign in to this client (access.ts).
-      properties: ['software_id', 'software_version', 'access_conditions'],
-      validator(_ctx, key, value, metadata) {
+      // account_namespaces: the kinds of account that may sign in to it (interaction/namespaces.ts).
+      properties: ['software_id', 'software_version', 'access_conditions', 'account_namespaces'],
+      validator(ctx, key, value, metadata) {
+        if (key === 'account_namespaces') {
+          // At registration and update (a request), a namespace this provider does not offer is refused too.
+          const offered = ctx ? offeredNamespaces(config) : undefined;
+          const problem = value === undefined ? undefined : accountNamespacesProblem(value, metadata as never, offered);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return;
+        }
         if (key === 'access_conditions') {
           const problem =
             value === undefined ? undefined : accessConditionsProblem(value, Object.keys(config.rpcUrls).map(Number));

@@ -1,11 +1,13 @@
 /**
  * What the wallet page (and any outside client of the interaction contract) needs to build
- * the EIP-4361 message: exactly the values the provider will check.
+ * the EIP-4361 message (or the Sign In With Solana one): exactly the values the provider will check.
  */
 
+import type { SolanaNetwork } from '@signet/siws/message';
 import type { ClientFields } from '../clients.ts';
 import type { Config } from '../config.ts';
 import { type AccessConditions, requirementsOf } from '../onchain/access.ts';
+import type { AccountNamespace } from './namespaces.ts';
 
 export type InteractionClient = {
   client_id: string;
@@ -26,6 +28,13 @@ export type InteractionDetails = {
   /** host[:port] of the redirect URI: where the person lands after signing (the one thing about the client the provider knows for sure). */
   redirectHost: string;
   chainIds: number[];
+  /**
+   * The kinds of account (CAIP-2 namespaces) that may sign in here: `eip155` (Ethereum, an
+   * EIP-4361 message) and, when the provider offers it and the client allows it, `solana`.
+   */
+  namespaces: AccountNamespace[];
+  /** With `solana` in `namespaces`: the clusters a Sign In With Solana message may name (its `Chain ID`). */
+  solanaNetworks?: SolanaNetwork[];
   /** The message's issuedAt must not be before this (the sign-in's start). */
   issuedAfter: string;
   expiresAt: string;
@@ -84,10 +93,11 @@ export function clientView(clientId: string, m: ClientFields): InteractionClient
 }
 
 export function buildDetails(
-  config: Pick<Config, 'domain' | 'origin' | 'chainIds' | 'statement' | 'walletConnectProjectId'>,
+  config: Pick<Config, 'domain' | 'origin' | 'chainIds' | 'solanaNetworks' | 'statement' | 'walletConnectProjectId'>,
   interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
   client: InteractionClient,
   conditions?: AccessConditions,
+  namespaces: AccountNamespace[] = ['eip155'],
 ): InteractionDetails {
   const scope = typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid';
   return {
@@ -99,6 +109,8 @@ export function buildDetails(
     resources: [String(interaction.params.redirect_uri)],
     redirectHost: hostOf(String(interaction.params.redirect_uri)),
     chainIds: config.chainIds,
+    namespaces,
+    ...(namespaces.includes('solana') ? { solanaNetworks: config.solanaNetworks } : {}),
     issuedAfter: new Date(interaction.iat * 1000).toISOString(),
     expiresAt: new Date(interaction.exp * 1000).toISOString(),
     serverTime: new Date().toISOString(),

@@ -6,6 +6,7 @@
 import { type Html, html, layout, raw } from '../html.ts';
 import type { Services } from '../services.ts';
 import type { InteractionClient, InteractionDetails } from './details.ts';
+import { type AccountNamespace, accountKinds } from './namespaces.ts';
 
 const SCOPE_WORDS: Record<string, string> = {
   openid: 'your Ethereum address (as your account id)',
@@ -14,7 +15,11 @@ const SCOPE_WORDS: Record<string, string> = {
   offline_access: 'access while you are away (a refresh token)',
 };
 
-export const describeScope = (scope: string) => SCOPE_WORDS[scope] ?? scope;
+/** The scope in words; the account id names the kinds of account this sign-in takes (Ethereum, Solana). */
+export const describeScope = (scope: string, namespaces: readonly AccountNamespace[] = ['eip155']) =>
+  scope === 'openid' && (namespaces.length !== 1 || namespaces[0] !== 'eip155')
+    ? `your ${accountKinds(namespaces)} address (as your account id)`
+    : (SCOPE_WORDS[scope] ?? scope);
 
 /** What each refusal means, for a person. */
 const ERROR_WORDS: Record<string, string> = {
@@ -34,6 +39,10 @@ const ERROR_WORDS: Record<string, string> = {
   INTERACTION_COMPLETED: 'You already signed in here. Go back to the site.',
   INTERACTION_COOKIE_MISSING:
     'This page must be opened from the site that sent you here (your browser did not send its sign-in cookie).',
+  NAMESPACE_NOT_ALLOWED: 'This site does not take this kind of account. Sign in with another wallet.',
+  WRONG_NAMESPACE: 'The message is for a kind of account this sign-in does not take. Sign in with another wallet.',
+  MESSAGE_MISMATCH: 'Your wallet signed a different message than the one this page gave it. Sign again, or use another wallet.',
+  MISSING_FIELD: 'The signed message leaves out part of what this sign-in asked for. Sign again.',
 };
 
 export const describeError = (code: string, fallback: string) =>
@@ -59,7 +68,12 @@ const siteOf = (client: InteractionClient | undefined, redirectUri?: string): st
   return undefined;
 };
 
-function clientHeader(client: InteractionClient, domain: string, redirectHost: string): Html {
+function clientHeader(
+  client: InteractionClient,
+  domain: string,
+  redirectHost: string,
+  namespaces: readonly AccountNamespace[] = ['eip155'],
+): Html {
   const name = client.client_name ?? client.client_id;
   let claimedHost: string | undefined;
   try {
@@ -70,7 +84,7 @@ function clientHeader(client: InteractionClient, domain: string, redirectHost: s
   return html`<header class="who">
   <img class="logo" src="/logo/${encodeURIComponent(client.client_id)}" alt="" width="56" height="56">
   <div>
-    <h1 id="title"><span class="client-name">${name}</span> wants you to sign in with Ethereum</h1>
+    <h1 id="title"><span class="client-name">${name}</span> wants you to sign in with ${accountKinds(namespaces)}</h1>
     <p class="muted">through <strong>${domain}</strong>${client.client_uri && claimedHost ? html` · <a href="${client.client_uri}" rel="noopener noreferrer" target="_blank">${claimedHost}</a>` : ''}</p>
     <p class="destination">After you sign, you will be sent to <strong class="redirect-host">${redirectHost}</strong></p>
     ${
@@ -100,7 +114,7 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
   }
   const { client } = details;
   const body = html`<main class="card" aria-labelledby="title">
-  ${clientHeader(client, details.domain, details.redirectHost)}
+  ${clientHeader(client, details.domain, details.redirectHost, details.namespaces)}
   ${
     details.requires
       ? html`<section class="requires" aria-labelledby="requires-title">
@@ -112,7 +126,7 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
   }
   <section aria-labelledby="asks">
     <h2 id="asks">${client.client_name ?? 'This site'} will receive</h2>
-    <ul class="scopes">${details.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul>
+    <ul class="scopes">${details.scopes.map((scope) => html`<li>${describeScope(scope, details.namespaces)}</li>`)}</ul>
     ${
       client.policy_uri || client.tos_uri
         ? html`<p class="muted links">${client.policy_uri ? html`<a href="${client.policy_uri}" rel="noopener noreferrer" target="_blank">Privacy policy</a>` : ''}${client.policy_uri && client.tos_uri ? ' · ' : ''}${client.tos_uri ? html`<a href="${client.tos_uri}" rel="noopener noreferrer" target="_blank">Terms</a>` : ''}</p>`

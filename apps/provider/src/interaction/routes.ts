@@ -2,6 +2,7 @@
  * The SIWE interaction (docs/ARCHITECTURE.md, "The interaction contract"):
  *   GET  /interaction/:uid          the wallet page (HTML) or the details (JSON)
  *   POST /interaction/:uid          { message, signature } as JSON or form → 303 onward
+ *                                   (an EIP-4361 message, or a Sign In With Solana one)
  *   POST /interaction/:uid/abort    → access_denied at the client
  * The signature is the consent: a verified signature finishes both the login and the
  * consent prompt, creating the grant for exactly the scopes the client asked for.
@@ -9,14 +10,17 @@
 import type Router from '@koa/router';
 import { verifySiwe } from '@signet/siwe';
 import type { Context } from 'koa';
-import { accountIdOf, saveSignIn } from '../account.ts';
+import { accountIdOf, type SignInRecord, saveSignIn } from '../account.ts';
+import { clientFields } from '../clients.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { TTL } from '../oidc.ts';
 import type { EnsProfile } from '../onchain/names/index.ts';
 import type { Services } from '../services.ts';
+import { verifySolanaSignIn } from '../solana/verify.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
 import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
+import { acceptedNamespace } from './namespaces.ts';
 import { renderInteractionPage } from './page.ts';
 
 const wantsJson = (ctx: Context) => ctx.accepts('html', 'json') === 'json';
@@ -75,13 +79,9 @@ export function interactionRoutes(router: Router, services: Services) {
     services.security.pageHeaders(ctx, loaded.details.resources[0]);
   });
 
-  /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
-  async function signIn(loaded: LoadedInteraction, body: { message: string; signature: string }) {
-    const started = performance.now();
-    const { interaction, details, oidcClient } = loaded;
-    if (interaction.result && 'login' in interaction.result) {
-      throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
-    }
+  /** An Ethereum signer: verified (offline for an EOA), then a gated client's holdings and the ENS name, at once. */
+  async function ethereumSigner(loaded: LoadedInteraction, body: { message: string; signature: string }, started: number) {
+    const { details, oidcClient } = loaded;
     const verified = await verifySiwe({
       message: body.message,
       signature: body.signature,
@@ -100,33 +100,52 @@ export function interactionRoutes(router: Router, services: Services) {
     // A gated client: the signer (a contract wallet by its own address, on its own chain) must hold what it asks.
     await services.access.enforce(oidcClient, accountId, verified.address, verified.method);
     const profile = await named;
+    return {
+      accountId,
+      address: verified.address,
+      chainId: verified.chainId,
+      message: body.message,
+      signature: body.signature,
+      method: verified.method,
+      ensName: profile.name,
+      avatar: profile.avatar,
+      email: profile.email,
+    };
+  }
+
+  /** A Solana signer: verified offline (solana/verify.ts); no name, no holdings, no RPC call. */
+  function solanaSigner(loaded: LoadedInteraction, body: { message: string; signature: string }, started: number) {
+    const verified = verifySolanaSignIn(body, loaded.details, {
+      now: Date.now(),
+      clockSkewMs: config.clockSkewSeconds * 1000,
+    });
+    metrics.verification(performance.now() - started, verified.method);
+    return verified;
+  }
+
+  /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
+  async function signIn(loaded: LoadedInteraction, body: { message: string; signature: string }) {
+    const started = performance.now();
+    const { interaction, details, oidcClient } = loaded;
+    if (interaction.result && 'login' in interaction.result) {
+      throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
+    }
+    // The message's first line names its kind of account; one this sign-in does not take is refused unchecked.
+    const namespace = acceptedNamespace(body.message, details.namespaces, config, clientFields(oidcClient));
+    const signer: Omit<SignInRecord, 'signedInAt'> =
+      namespace === 'solana' ? solanaSigner(loaded, body, started) : await ethereumSigner(loaded, body, started);
+    const { accountId, method } = signer;
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
       const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
       grant.addOIDCScope(typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid');
       const grantId = await grant.save();
-      await saveSignIn(
-        store,
-        grantId,
-        {
-          accountId,
-          address: verified.address,
-          chainId: verified.chainId,
-          message: body.message,
-          signature: body.signature,
-          method: verified.method,
-          ensName: profile.name,
-          avatar: profile.avatar,
-          email: profile.email,
-          signedInAt: Date.now(),
-        },
-        TTL.Grant,
-      );
+      await saveSignIn(store, grantId, { ...signer, signedInAt: Date.now() }, TTL.Grant);
       return { login: { accountId, remember: true }, consent: { grantId } };
     });
-    metrics.signIn('success', verified.method);
+    metrics.signIn('success', method);
     logger.info(
-      { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method: verified.method, ens: profile.name },
+      { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method, ens: signer.ensName },
       'sign-in verified',
     );
     return returnTo;

@@ -5,7 +5,7 @@
  * the same gas cap as every eth_call Signet makes. A contract wallet's holdings count only on
  * the chain it signed in with: the same address on another chain may be someone else's.
  */
-import { type ChainRegistry, classifyCallError, ETH_CALL_GAS_CAP, type SiweVerificationMethod } from '@signet/siwe';
+import { type ChainRegistry, classifyCallError, ETH_CALL_GAS_CAP } from '@signet/siwe';
 import {
   type Address,
   decodeFunctionResult,
@@ -19,7 +19,7 @@ import {
   parseAbi,
 } from 'viem';
 import { z } from 'zod';
-import { parseAccountId } from '../account.ts';
+import { parseAccountId, type SignInMethod } from '../account.ts';
 import { clientFields } from '../clients.ts';
 
 /** The most conditions one client may declare. */
@@ -90,6 +90,12 @@ export function describeCondition(condition: AccessCondition): string {
 /** The `requires` list of interaction details: one description per condition. */
 export function requirementsOf(conditions: AccessConditions): string[] {
   return conditions.conditions.map(describeCondition);
+}
+
+/** Why an account that is not an Ethereum account (a Solana one) cannot enter a gated client. */
+export function notEthereumReason(conditions: AccessConditions): string {
+  const words = requirementsOf(conditions).join(conditions.match === 'all' ? '; and ' : '; or ');
+  return `this site admits only holders of ${words}: holdings on Ethereum chains, which a Solana account cannot have; sign in with an Ethereum account`;
 }
 
 export class AccessRpcError extends Error {
@@ -296,7 +302,7 @@ export type AccessGate = {
     client: { clientId: string },
     accountId: string,
     holder: Address,
-    method: SiweVerificationMethod | undefined,
+    method: SignInMethod | undefined,
   ): Promise<void>;
 };
 
@@ -310,6 +316,8 @@ export function createAccessGate(options: { chains: ChainRegistry; timeoutMs: nu
     async enforce(client, accountId, holder, method) {
       const conditions = accessConditionsOf(clientFields(client));
       if (!conditions) return;
+      // Conditions are holdings on Ethereum chains: any other account (Solana) is refused unasked.
+      if (!parseAccountId(accountId)) throw new AccessDeniedError(notEthereumReason(conditions), conditions.conditions);
       const eoa = method === 'eoa';
       const key = `${client.clientId}\0${accountId}\0${eoa ? 'eoa' : 'contract'}`;
       const now = Date.now();
