@@ -7,7 +7,7 @@ import type { SolanaNetwork } from '@signet/siws/message';
 import type { ClientFields } from '../clients.ts';
 import type { Config } from '../config.ts';
 import { type AccessConditions, requirementsOf } from '../onchain/access.ts';
-import type { AccountNamespace } from './namespaces.ts';
+import { type AccountNamespace, namespacesFor } from './namespaces.ts';
 
 export type InteractionClient = {
   client_id: string;
@@ -97,8 +97,9 @@ export function buildDetails(
   interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
   client: InteractionClient,
   conditions?: AccessConditions,
-  namespaces: AccountNamespace[] = ['eip155'],
+  fields: ClientFields = {},
 ): InteractionDetails {
+  const namespaces = namespacesFor(config, fields);
   const scope = typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid';
   return {
     uid: interaction.uid,

@@ -10,7 +10,6 @@ import { HttpError } from '../errors.ts';
 import { accessConditionsOf } from '../onchain/access.ts';
 import type { Store } from '../storage/index.ts';
 import { buildDetails, clientView, type InteractionClient, type InteractionDetails } from './details.ts';
-import { namespacesFor } from './namespaces.ts';
 
 export type LoadedInteraction = {
   interaction: {
@@ -88,7 +87,7 @@ export async function loadInteraction(ctx: Context, provider: Provider, config: 
     interaction: interaction as unknown as LoadedInteraction['interaction'],
     client: view,
     oidcClient: client,
-    details: buildDetails(config, interaction as never, view, accessConditionsOf(fields), namespacesFor(config, fields)),
+    details: buildDetails(config, interaction as never, view, accessConditionsOf(fields), fields),
   };
 }
 
