@@ -5,6 +5,7 @@ import {
   chainIds,
   type Env,
   int,
+  listOf,
   oneOf,
   readRpcUrls,
   readSettings,
@@ -13,6 +14,7 @@ import {
   secret,
   text,
 } from '@signet/settings';
+import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws';
 
 export { SettingsError };
 
@@ -28,6 +30,8 @@ export type JsonApiConfig = {
   signatureVerifiers: Record<number, `0x${string}`>;
   /** Chains a message may name (CHAIN_IDS; default 1 and the chains of RPC_URLS). */
   chainIds: number[];
+  /** Solana clusters a Sign In With Solana message may name (SOLANA_NETWORKS; empty: none, the default). */
+  solanaNetworks: SolanaNetwork[];
   /** Signs the access tokens /auth/verify returns (TOKEN_SECRET; generated per process outside production). */
   tokenSecret: string;
   redisUrl?: string;
@@ -48,6 +52,7 @@ const schema = {
   REDIS_URL: text(),
   TRUST_PROXY: bool(),
   CHAIN_IDS: chainIds(),
+  SOLANA_NETWORKS: listOf(SOLANA_NETWORKS),
   TOKEN_SECRET: secret(32, { optional: true }),
 };
 
@@ -87,6 +92,7 @@ export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
     environment: s.NODE_ENV,
     allowedDomains,
     chainIds: s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])],
+    solanaNetworks: s.SOLANA_NETWORKS,
     tokenSecret: s.TOKEN_SECRET ?? randomBytes(32).toString('base64url'),
     frontendOrigins,
     rpcUrls,
