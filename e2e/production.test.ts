@@ -48,7 +48,13 @@ describe('production install (scripts/runtime-tree.sh)', () => {
     for (const needed of ['oidc-provider', 'viem', 'better-sqlite3', 'ioredis', 'pino', 'koa', '@noble', '@scure']) {
       expect({ needed, present: modules.includes(needed) }).toEqual({ needed, present: true });
     }
-    expect(readdirSync(join(tree, 'node_modules', '@signet')).sort()).toEqual(['provider', 'ratelimit', 'settings', 'siwe', 'siws']);
+    expect(readdirSync(join(tree, 'node_modules', '@signet')).sort()).toEqual([
+      'provider',
+      'ratelimit',
+      'settings',
+      'siwe',
+      'siws',
+    ]);
     // JavaScript only: no TypeScript sources, no tests.
     expect(existsSync(join(tree, 'apps', 'provider', 'src'))).toBe(false);
     expect(existsSync(join(tree, 'apps', 'provider', 'test'))).toBe(false);

@@ -5,8 +5,9 @@
  * writes the message with the Wallet Standard's reference (`createSignInMessageText`, what real
  * wallets use) and signs it; `solana:signMessage` signs the bytes it is given.
  */
-import { createSignInMessageText } from '@solana/wallet-standard-util';
+
 import type { SolanaKeypair } from '@signet/testkit';
+import { createSignInMessageText } from '@solana/wallet-standard-util';
 import type { BrowserContext } from 'playwright-core';
 
 export type SolanaWalletBehaviour = {
@@ -32,37 +33,44 @@ type Answer = { error: string } | Record<string, unknown>;
 
 /** Adds the Solana test wallet to every page of the context; `wallet` is read at each request. */
 export async function addSolanaWallet(context: BrowserContext, wallet: () => SolanaWalletBehaviour): Promise<void> {
-  await context.exposeFunction('__signetSolanaWallet', async (method: string, input: Record<string, unknown> = {}): Promise<Answer> => {
-    const w = wallet();
-    w.calls?.push(method);
-    const account = { address: w.keypair.address, publicKey: [...w.keypair.publicKey] };
-    const signer = w.signWith ?? w.keypair;
-    switch (method) {
-      case 'describe':
-        return {
-          absent: w.absent === true,
-          name: w.name ?? 'Test Solana Wallet',
-          features: w.features ?? ['signIn', 'signMessage'],
-          chains: w.chains ?? ['solana:mainnet', 'solana:devnet', 'solana:testnet'],
-        };
-      case 'connect':
-        return { account };
-      case 'signIn': {
-        if (w.rejectSignature) return { error: 'User rejected the request.' };
-        const text = createSignInMessageText({ ...(input as Record<string, string>), domain: String(input.domain), address: w.keypair.address });
-        const signed = new TextEncoder().encode(w.tamper ? w.tamper(text) : text);
-        return { account, signedMessage: [...signed], signature: [...signer.sign(signed)] };
+  await context.exposeFunction(
+    '__signetSolanaWallet',
+    async (method: string, input: Record<string, unknown> = {}): Promise<Answer> => {
+      const w = wallet();
+      w.calls?.push(method);
+      const account = { address: w.keypair.address, publicKey: [...w.keypair.publicKey] };
+      const signer = w.signWith ?? w.keypair;
+      switch (method) {
+        case 'describe':
+          return {
+            absent: w.absent === true,
+            name: w.name ?? 'Test Solana Wallet',
+            features: w.features ?? ['signIn', 'signMessage'],
+            chains: w.chains ?? ['solana:mainnet', 'solana:devnet', 'solana:testnet'],
+          };
+        case 'connect':
+          return { account };
+        case 'signIn': {
+          if (w.rejectSignature) return { error: 'User rejected the request.' };
+          const text = createSignInMessageText({
+            ...(input as Record<string, string>),
+            domain: String(input.domain),
+            address: w.keypair.address,
+          });
+          const signed = new TextEncoder().encode(w.tamper ? w.tamper(text) : text);
+          return { account, signedMessage: [...signed], signature: [...signer.sign(signed)] };
+        }
+        case 'signMessage': {
+          if (w.rejectSignature) return { error: 'User rejected the request.' };
+          const given = Uint8Array.from(input.message as number[]);
+          const signed = w.tamper ? new TextEncoder().encode(w.tamper(new TextDecoder().decode(given))) : given;
+          return { signedMessage: [...signed], signature: [...signer.sign(signed)] };
+        }
+        default:
+          return { error: `unsupported method ${method}` };
       }
-      case 'signMessage': {
-        if (w.rejectSignature) return { error: 'User rejected the request.' };
-        const given = Uint8Array.from(input.message as number[]);
-        const signed = w.tamper ? new TextEncoder().encode(w.tamper(new TextDecoder().decode(given))) : given;
-        return { signedMessage: [...signed], signature: [...signer.sign(signed)] };
-      }
-      default:
-        return { error: `unsupported method ${method}` };
-    }
-  });
+    },
+  );
   await context.addInitScript(() => {
     type Call = (method: string, input?: unknown) => Promise<Record<string, unknown>>;
     const call = (window as unknown as { __signetSolanaWallet: Call }).__signetSolanaWallet;

@@ -18,11 +18,11 @@ import {
   postSignature,
   registerPublicClient,
   request,
-  startInteraction,
-  startTestProvider,
   solanaKeypair,
   solanaMessageFor,
   solanaSignIn,
+  startInteraction,
+  startTestProvider,
   TEST_REDIRECT_URI,
   type TestProvider,
 } from '@signet/testkit';
@@ -39,7 +39,9 @@ async function countingNode(): Promise<{ url: string; requests: () => number; se
   let count = 0;
   const server = createServer((_req, res) => {
     count++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"no"}}');
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"no"}}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => count, server };
@@ -165,12 +167,13 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
     await expectError(await post(signedBy(keypair, short)), 400, 'INVALID_ADDRESS');
     // Signatures that are not 64 bytes, in either encoding, or not by the address's key.
     const bytes = keypair.sign(good.message);
-    await expectError(await post({ ...good, signature: base58.encode(bytes.slice(0, 63)) }), 401, 'INVALID_SIGNATURE', /64 bytes/);
     await expectError(
-      await post({ ...good, signature: base64.encode(new Uint8Array([...bytes, 0])) }),
+      await post({ ...good, signature: base58.encode(bytes.slice(0, 63)) }),
       401,
       'INVALID_SIGNATURE',
+      /64 bytes/,
     );
+    await expectError(await post({ ...good, signature: base64.encode(new Uint8Array([...bytes, 0])) }), 401, 'INVALID_SIGNATURE');
     await expectError(await post({ ...good, signature: `0x${Buffer.from(bytes).toString('hex')}` }), 401, 'INVALID_SIGNATURE');
     await expectError(await post(signedBy(solanaKeypair(), good.message)), 401, 'INVALID_SIGNATURE', /not made by/);
 
@@ -261,22 +264,31 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
     expect(created.status).toBe(201);
     const registered = (await created.json()) as Record<string, unknown>;
     expect(registered.account_namespaces).toEqual(['solana']);
-    const solanaOnly = await oidc.discovery(new URL(provider.url), registered.client_id as string, undefined, oidc.None(), insecure);
+    const solanaOnly = await oidc.discovery(
+      new URL(provider.url),
+      registered.client_id as string,
+      undefined,
+      oidc.None(),
+      insecure,
+    );
     const a = await open(solanaOnly);
     expect(a.details.namespaces).toEqual(['solana']);
     expect(a.details.solanaNetworks).toEqual(['mainnet', 'devnet']);
     const account = privateKeyToAccount(generatePrivateKey());
     const ethereum = messageFor(a.details, account.address);
     await expectError(
-      await postSignature(a.jar, a.interactionUrl, { message: ethereum, signature: await account.signMessage({ message: ethereum }) }),
+      await postSignature(a.jar, a.interactionUrl, {
+        message: ethereum,
+        signature: await account.signMessage({ message: ethereum }),
+      }),
       400,
       'NAMESPACE_NOT_ALLOWED',
       /takes Solana accounts only/,
     );
     const keypair = solanaKeypair();
-    expect((await postSignature(a.jar, a.interactionUrl, signedBy(keypair, solanaMessageFor(a.details, keypair.address)))).status).toBe(
-      303,
-    );
+    expect(
+      (await postSignature(a.jar, a.interactionUrl, signedBy(keypair, solanaMessageFor(a.details, keypair.address)))).status,
+    ).toBe(303);
 
     // Its management: an update is validated the same way; Ethereum-only then takes no Solana message.
     const manage = (metadata: Record<string, unknown>) =>
@@ -359,7 +371,12 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
     return { body, config };
   }
 
-  const signIn = async (config: oidc.Configuration, keypair: ReturnType<typeof solanaKeypair>, uri = redirectUri, jar?: CookieJar) => {
+  const signIn = async (
+    config: oidc.Configuration,
+    keypair: ReturnType<typeof solanaKeypair>,
+    uri = redirectUri,
+    jar?: CookieJar,
+  ) => {
     const url = oidc.buildAuthorizationUrl(config, { redirect_uri: uri, scope: 'openid profile siwe' });
     const { callbackUrl } = await solanaSignIn({ authorizationUrl: url, keypair, jar });
     return oidc.authorizationCodeGrant(config, callbackUrl);
@@ -370,8 +387,15 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
     const keypair = solanaKeypair();
     const tokens = await signIn(config, keypair);
     const sub = `solana:${MAINNET}:${keypair.address}`;
-    expect(decodeJwt(tokens.id_token as string)).toMatchObject({ sub, iss: provider.issuer, preferred_username: keypair.address });
-    expect(await oidc.fetchUserInfo(config, tokens.access_token, sub)).toMatchObject({ sub, preferred_username: keypair.address });
+    expect(decodeJwt(tokens.id_token as string)).toMatchObject({
+      sub,
+      iss: provider.issuer,
+      preferred_username: keypair.address,
+    });
+    expect(await oidc.fetchUserInfo(config, tokens.access_token, sub)).toMatchObject({
+      sub,
+      preferred_username: keypair.address,
+    });
   });
 
   it('pairwise: opaque, stable within a sector, different across sectors; no claim carries the address', async () => {
@@ -413,7 +437,10 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
     expect(updated.status).toBe(200);
     const before = node.requests();
 
-    const silent = await request(jar, oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid', prompt: 'none' }));
+    const silent = await request(
+      jar,
+      oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid', prompt: 'none' }),
+    );
     expect(silent.status).toBe(303);
     expect(new URL(silent.headers.get('location') as string).searchParams.get('error')).toBe('login_required');
 
@@ -423,9 +450,9 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
     );
     expect(refused?.error).toBe('invalid_grant');
     expect(refused?.error_description).toMatch(/^ACCESS_CONDITION_NOT_MET: /);
-    await expect(
-      oidc.fetchUserInfo(config, tokens.access_token, `solana:${MAINNET}:${keypair.address}`),
-    ).rejects.toMatchObject({ status: 401 });
+    await expect(oidc.fetchUserInfo(config, tokens.access_token, `solana:${MAINNET}:${keypair.address}`)).rejects.toMatchObject({
+      status: 401,
+    });
     expect(node.requests()).toBe(before);
   });
 });

@@ -172,7 +172,8 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
     try {
       validate({ time: now() });
     } catch (error) {
-      if (isSiweError(error, 'EXPIRED_MESSAGE') || isSiwsError(error, 'EXPIRED_MESSAGE')) throw new HttpError(400, MESSAGES.expired);
+      if (isSiweError(error, 'EXPIRED_MESSAGE') || isSiwsError(error, 'EXPIRED_MESSAGE'))
+        throw new HttpError(400, MESSAGES.expired);
       const type = isSiweError(error) || isSiwsError(error) ? error.type : 'INVALID_TIME';
       throw new HttpError(400, MESSAGES.notYetValid, { details: { type } });
     }

@@ -75,7 +75,10 @@ describe('application B: Sign in with Solana (SOLANA_NETWORKS=mainnet), real HTT
       message: MESSAGES.authenticated,
     });
     const me = await fetch(`${b.url}/auth/me`, { headers: { authorization: `Bearer ${body.token}` } });
-    expect(await me.json()).toEqual({ success: true, user: { address: keypair.address, chainId: 'mainnet', namespace: 'solana' } });
+    expect(await me.json()).toEqual({
+      success: true,
+      user: { address: keypair.address, chainId: 'mainnet', namespace: 'solana' },
+    });
     // The nonce is spent.
     expect(await refusal(await verify(message))).toMatchObject({ status: 400, message: MESSAGES.nonceUsed });
   });
@@ -91,9 +94,24 @@ describe('application B: Sign in with Solana (SOLANA_NETWORKS=mainnet), real HTT
         400,
         'Invalid domain: evil.example.com',
       ],
-      ['network not allowed', async () => verify(messageFor({ nonce: await nonce(), chainId: 'devnet' })), 400, 'Invalid chain ID: devnet'],
-      ['localnet', async () => verify(messageFor({ nonce: await nonce(), chainId: 'localnet' })), 400, 'Invalid chain ID: localnet'],
-      ['no Chain ID', async () => verify(messageFor({ nonce: await nonce(), chainId: undefined })), 400, 'Invalid chain ID: none'],
+      [
+        'network not allowed',
+        async () => verify(messageFor({ nonce: await nonce(), chainId: 'devnet' })),
+        400,
+        'Invalid chain ID: devnet',
+      ],
+      [
+        'localnet',
+        async () => verify(messageFor({ nonce: await nonce(), chainId: 'localnet' })),
+        400,
+        'Invalid chain ID: localnet',
+      ],
+      [
+        'no Chain ID',
+        async () => verify(messageFor({ nonce: await nonce(), chainId: undefined })),
+        400,
+        'Invalid chain ID: none',
+      ],
       [
         'expired',
         async () => verify(messageFor({ nonce: await nonce(), expirationTime: new Date(Date.now() - 120_000) })),
@@ -129,7 +147,10 @@ describe('application B: Sign in with Solana (SOLANA_NETWORKS=mainnet), real HTT
       [
         'an address of 31 bytes (does not parse: the outer handler)',
         async () => {
-          const message = messageFor({ nonce: await nonce() }).replace(keypair.address, base58.encode(new Uint8Array(31).fill(9)));
+          const message = messageFor({ nonce: await nonce() }).replace(
+            keypair.address,
+            base58.encode(new Uint8Array(31).fill(9)),
+          );
           return verify(message);
         },
         500,
@@ -172,7 +193,9 @@ describe('application B: Solana off (the default)', () => {
   });
 
   it('SOLANA_NETWORKS is validated at start, naming the variable', () => {
-    expect(() => loadJsonApiConfig({ SOLANA_NETWORKS: 'mainnet,moon' })).toThrow(/^SOLANA_NETWORKS: must be a comma-separated list/);
+    expect(() => loadJsonApiConfig({ SOLANA_NETWORKS: 'mainnet,moon' })).toThrow(
+      /^SOLANA_NETWORKS: must be a comma-separated list/,
+    );
     expect(loadJsonApiConfig({ SOLANA_NETWORKS: 'devnet' }).solanaNetworks).toEqual(['devnet']);
     expect(loadJsonApiConfig({}).solanaNetworks).toEqual([]);
   });

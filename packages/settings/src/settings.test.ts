@@ -47,7 +47,10 @@ describe('readSettings', () => {
     [{ PORT: '0' }, /^PORT: must be a whole number from 1 to 65535 \(got "0"\)$/],
     [{ DEBUG: 'maybe' }, /^DEBUG: must be true or false/],
     [{ MODE: 'c' }, /^MODE: must be one of a, b/],
-    [{ NETWORKS: 'mainnet,localnet' }, /^NETWORKS: must be a comma-separated list of mainnet, devnet, testnet \("localnet" is not one\)/],
+    [
+      { NETWORKS: 'mainnet,localnet' },
+      /^NETWORKS: must be a comma-separated list of mainnet, devnet, testnet \("localnet" is not one\)/,
+    ],
     [{ SITE: 'mailto:x@example.com' }, /^SITE: must be an absolute http\(s\) URL/],
     [{}, /^SESSION_SECRET: is required/],
   ])('names the variable for %j', (env, message) => {

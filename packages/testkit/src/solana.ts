@@ -4,9 +4,9 @@
  * In With Solana message built from the details, as the wallet page builds it.
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { base58, base64 } from '@scure/base';
 import { type InteractionDetails, solanaSignInInput } from '@signet/provider';
 import { type CreateSiwsMessageParameters, createSiwsMessage, type SolanaNetwork } from '@signet/siws';
-import { base58, base64 } from '@scure/base';
 import { CookieJar } from './cookies.ts';
 import { followToClient, getDetails, postSignature, startInteraction } from './wallet.ts';
 
@@ -35,7 +35,8 @@ export function solanaKeypair(seed?: Uint8Array): SolanaKeypair {
     address: base58.encode(publicKey),
     publicKey,
     privateKey,
-    sign: (message) => new Uint8Array(sign(null, typeof message === 'string' ? Buffer.from(message, 'utf8') : message, privateKey)),
+    sign: (message) =>
+      new Uint8Array(sign(null, typeof message === 'string' ? Buffer.from(message, 'utf8') : message, privateKey)),
   };
 }
 

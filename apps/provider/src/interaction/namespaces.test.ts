@@ -38,9 +38,9 @@ describe('account namespaces', () => {
     expect(messageNamespace('a.example wants you to sign in with your Ethereum account:\n0x…')).toBe('eip155');
     expect(messageNamespace('a.example wants you to sign in with your Solana account:')).toBe('solana');
     expect(messageNamespace('hello')).toBe('eip155');
-    expect(messageNamespace('x wants you to sign in with your Ethereum account:\n\nx wants you to sign in with your Solana account:')).toBe(
-      'eip155',
-    );
+    expect(
+      messageNamespace('x wants you to sign in with your Ethereum account:\n\nx wants you to sign in with your Solana account:'),
+    ).toBe('eip155');
     expect(() => messageNamespace('a.example wants you to sign in with your Bitcoin account:\nbc1…')).toThrow(
       expect.objectContaining({ code: 'WRONG_NAMESPACE', status: 400 }),
     );

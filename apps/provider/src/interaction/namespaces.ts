@@ -22,8 +22,7 @@ export const accountKinds = (namespaces: readonly AccountNamespace[]) => namespa
 export const offeredNamespaces = (config: Pick<Config, 'solanaNetworks'>): AccountNamespace[] =>
   config.solanaNetworks.length > 0 ? ['eip155', 'solana'] : ['eip155'];
 
-const isNamespace = (value: unknown): value is AccountNamespace =>
-  (ACCOUNT_NAMESPACES as readonly unknown[]).includes(value);
+const isNamespace = (value: unknown): value is AccountNamespace => (ACCOUNT_NAMESPACES as readonly unknown[]).includes(value);
 
 /**
  * What is wrong with a client's `account_namespaces`, in words naming the field; undefined when

@@ -298,12 +298,7 @@ export type AccessGate = {
    * anything but `'eoa'` (a contract wallet, or unknown) counts holdings only on the chain of
    * `accountId`.
    */
-  enforce(
-    client: { clientId: string },
-    accountId: string,
-    holder: Address,
-    method: SignInMethod | undefined,
-  ): Promise<void>;
+  enforce(client: { clientId: string }, accountId: string, holder: Address, method: SignInMethod | undefined): Promise<void>;
 };
 
 /**

@@ -1,7 +1,7 @@
-import { createSignInMessageText } from '@solana/wallet-standard-util';
+import { base58 } from '@scure/base';
 import { parseSiwsMessage, validateSiwsMessage, verifySiws } from '@signet/siws';
 import { solanaKeypair } from '@signet/testkit';
-import { base58 } from '@scure/base';
+import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { describe, expect, it } from 'vitest';
 import type { InteractionDetails } from '../interaction/details.ts';
 import { notAsGiven, solanaExpectationsFor, solanaMessageFromDetails, solanaSignInInput } from './contract.ts';
@@ -50,19 +50,27 @@ describe('the Solana interaction contract, written once', () => {
   it('issuedAt is never before the sign-in began, even from a clock that runs behind; the expiry is the sign-in’s', () => {
     expect(solanaSignInInput(details, { network: 'mainnet', now: started - 30_000 }).issuedAt).toBe(details.issuedAfter);
     const input = solanaSignInInput(details, { network: 'devnet', now: started + 1000 });
-    expect(input).toMatchObject({ issuedAt: new Date(started + 1000).toISOString(), expirationTime: details.expiresAt, chainId: 'devnet' });
+    expect(input).toMatchObject({
+      issuedAt: new Date(started + 1000).toISOString(),
+      expirationTime: details.expiresAt,
+      chainId: 'devnet',
+    });
   });
 
   it('the expectations refuse a message made for other details (another sign-in, another client)', () => {
     const other = { ...details, nonce: '6566676835363738', resources: ['https://evil.example/cb'] as [string] };
-    const parsed = parseSiwsMessage(solanaMessageFromDetails(other, { address: keypair.address, network: 'mainnet', now: started }));
+    const parsed = parseSiwsMessage(
+      solanaMessageFromDetails(other, { address: keypair.address, network: 'mainnet', now: started }),
+    );
     expect(() => validateSiwsMessage(parsed, solanaExpectationsFor(details, { now: started, clockSkewMs: 0 }))).toThrow(
       expect.objectContaining({ type: 'NONCE_MISMATCH' }),
     );
   });
 
   it('notAsGiven names the first field a wallet changed, added or left out; the address, network and time are the wallet’s', () => {
-    const given = parseSiwsMessage(solanaMessageFromDetails(details, { address: keypair.address, network: 'mainnet', now: started }));
+    const given = parseSiwsMessage(
+      solanaMessageFromDetails(details, { address: keypair.address, network: 'mainnet', now: started }),
+    );
     const other = solanaKeypair(new Uint8Array(32).fill(4)).address;
     expect(notAsGiven(details, { ...given, address: other, chainId: 'solana:devnet', issuedAt: '2026-11-22T10:01:00Z' })).toBe(
       undefined,

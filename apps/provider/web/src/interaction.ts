@@ -210,7 +210,13 @@ function solanaWallets(): WalletChoice[] {
         ('solana:signIn' in wallet.features || 'solana:signMessage' in wallet.features) &&
         wallet.chains.some((chain) => chains.includes(chain)),
     )
-    .map((wallet, i) => ({ kind: 'solana', id: `solana-${i}`, name: String(wallet.name || 'Wallet'), icon: wallet.icon, wallet }));
+    .map((wallet, i) => ({
+      kind: 'solana',
+      id: `solana-${i}`,
+      name: String(wallet.name || 'Wallet'),
+      icon: wallet.icon,
+      wallet,
+    }));
 }
 
 function discoverWallets(): Promise<WalletChoice[]> {

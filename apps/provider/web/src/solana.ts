@@ -5,10 +5,11 @@
  * details and its account make. Otherwise `solana:signMessage` signs the text built here. Either
  * way the page posts the message and the 64-byte signature (base64) with its form.
  */
+
+import { createSiwsMessage, type SolanaNetwork } from '@signet/siws/message';
 import type { SolanaSignInFeature, SolanaSignMessageFeature } from '@solana/wallet-standard-features';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
 import type { StandardConnectFeature } from '@wallet-standard/features';
-import { createSiwsMessage, type SolanaNetwork } from '@signet/siws/message';
 import type { InteractionDetails } from '../../src/interaction/details.ts';
 import { solanaSignInInput } from '../../src/solana/contract.ts';
 
