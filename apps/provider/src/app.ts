@@ -10,6 +10,7 @@ import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { createAccessGate } from './access.ts';
 import { accessLog } from './access-log.ts';
+import { assertMetadataBounds } from './clients/metadata.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { createEnsResolver } from './ens.ts';
@@ -54,6 +55,7 @@ export type BuildOptions = {
 async function validateStaticClients(provider: Provider, config: Config) {
   for (const [index, metadata] of config.staticClients.entries()) {
     try {
+      assertMetadataBounds(metadata);
       await provider.Client.validate(withAuthMethodDefault(metadata, PROFILES[config.profile].defaultClientAuthMethod) as never);
     } catch (error) {
       const description = (error as { error_description?: string }).error_description ?? (error as Error).message;

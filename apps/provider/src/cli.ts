@@ -100,7 +100,9 @@ async function validateClient(config: Config, store: Store, metadata: Record<str
     pageHeaders: () => {},
   });
   const Client = provider.Client as unknown as new (m: unknown) => { metadata(): Record<string, unknown> };
+  const { assertMetadataBounds } = await import('./clients/metadata.ts');
   try {
+    assertMetadataBounds(metadata);
     return new Client(metadata).metadata();
   } catch (error) {
     throw new UsageError(

@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './access.ts';
 import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
+import { assertMetadataBounds, assertNoUserinfo } from './clients/metadata.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
@@ -227,7 +228,7 @@ export function createProvider({
       // validator also runs Signet's redirect URI rule on every client, however it arrives.
       // access_conditions: what an account must hold to sign in to this client (access.ts).
       properties: ['software_id', 'software_version', 'access_conditions'],
-      validator(_ctx, key, value, metadata) {
+      validator(ctx, key, value, metadata) {
         if (key === 'access_conditions') {
           const problem =
             value === undefined ? undefined : accessConditionsProblem(value, Object.keys(config.rpcUrls).map(Number));
@@ -237,7 +238,13 @@ export function createProvider({
         if (value !== undefined && typeof value !== 'string') {
           throw new errors.InvalidClientMetadata(`${key} must be a string`);
         }
-        if (key === 'software_id') assertRedirectUris(metadata as never);
+        if (key === 'software_id') {
+          assertRedirectUris(metadata as never);
+          assertNoUserinfo(metadata as never);
+          // Sizes are checked where metadata arrives over HTTP (registration, management; the
+          // CLI and CLIENTS_FILE check them themselves), not when a stored client is loaded.
+          if (ctx) assertMetadataBounds(metadata as never);
+        }
       },
     },
     // Client documents (jwks_uri, sector_identifier_uri) are fetched only from public addresses:
