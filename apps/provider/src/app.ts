@@ -10,6 +10,8 @@ import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { createAccessGate } from './access.ts';
 import { accessLog } from './access-log.ts';
+import { startClientHousekeeping } from './clients/housekeeping.ts';
+import { clientLifecycle } from './clients/lifecycle.ts';
 import { assertMetadataBounds } from './clients/metadata.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
@@ -98,6 +100,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     onLookup: (outcome) => metrics.ensLookup(outcome),
   });
   const limits = createRateLimits(store, config, logger, metrics);
+  const clients = await startClientHousekeeping(config, store, logger);
   const assets = webAssets();
 
   let keys = await ensureSigningKeys(store);
@@ -116,6 +119,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     limits,
     security,
     assets,
+    clients,
     provider: () => current.provider,
   };
 
@@ -168,6 +172,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     reloadKeys,
     async close() {
       if (timer) clearInterval(timer);
+      await clients.stop();
       await store.close();
     },
   };
@@ -205,6 +210,7 @@ function mount(provider: Provider, services: Services) {
     postAsGet(profile),
     discoveryValues(profile),
     clientManagementPath(profile, config.baseUrl),
+    clientLifecycle(profile, services.clients.logos),
     ownRoutes(router),
     serveStatic('/assets/', services.assets.directory),
   ];

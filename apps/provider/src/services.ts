@@ -1,6 +1,7 @@
 import type { ChainRegistry } from '@signet/siwe';
 import type { Provider } from 'oidc-provider';
 import type { AccessGate } from './access.ts';
+import type { ClientHousekeeping } from './clients/housekeeping.ts';
 import type { Config } from './config.ts';
 import type { EnsResolver } from './ens.ts';
 import type { RateLimits } from './limits.ts';
@@ -23,6 +24,8 @@ export type Services = {
   limits: RateLimits;
   security: Security;
   assets: WebAssets;
+  /** Stored clients: whether one has been used, where logos are kept. */
+  clients: ClientHousekeeping;
   /** The current oidc-provider instance (replaced when signing keys rotate). */
   provider(): Provider;
 };
