@@ -210,6 +210,9 @@ describe('reference client against the self-hosted provider', () => {
   it('a provider error (the user cancels) ends at / with the error and no session', async () => {
     const client = await startClient(provider);
     try {
+      // Someone has signed in to this client before: the provider redirects its errors (to a
+      // client nobody has signed in to yet, it shows them itself; provider test redirects.test.ts).
+      await browserSignIn(client);
       const jar = new CookieJar();
       const login = await request(jar, `${client.url}/api/auth/login`);
       const interactionUrl = await startInteraction(jar, login.headers.get('location') as string);

@@ -32,6 +32,8 @@ import { createProvider } from './oidc.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
 import { PROFILES } from './profiles.ts';
+import { logoutWithoutHint } from './redirects/logout.ts';
+import { unusedClientErrors } from './redirects/unused-clients.ts';
 import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
 import { serveStatic, webAssets } from './static.ts';
@@ -211,6 +213,12 @@ function mount(provider: Provider, services: Services) {
     discoveryValues(profile),
     clientManagementPath(profile, config.baseUrl),
     clientLifecycle(profile, services.clients.logos),
+    logoutWithoutHint(profile, provider),
+    unusedClientErrors(profile, provider, {
+      usage: services.clients.usage,
+      stylesheets: services.assets.stylesheets,
+      pageHeaders: security.pageHeaders,
+    }),
     ownRoutes(router),
     serveStatic('/assets/', services.assets.directory),
   ];

@@ -16,6 +16,7 @@ import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
 import { publicUrlProblem } from './outbound.ts';
 import { PROFILES } from './profiles.ts';
+import { heldLogoutDestination } from './redirects/logout.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
 
 /** Error codes of a connection that ended before its answer was written: the client's doing, or a slow client cut off. */
@@ -206,10 +207,21 @@ export function createProvider({
           );
         },
         postLogoutSuccessSource: async (ctx) => {
+          // A logout request without an id_token_hint does not redirect: the page names where it would go.
+          const destination = await heldLogoutDestination(
+            ctx as unknown as Context,
+            ctx.oidc.provider,
+            profile.routes.end_session,
+          );
           page(
             ctx,
             'Signed out',
-            html`<main class="card narrow"><h1>You are signed out</h1><p>You can close this window.</p></main>`,
+            html`<main class="card narrow"><h1>You are signed out</h1>${
+              destination
+                ? html`<p>${destination.clientName ?? 'The site you came from'} asks to send you to <strong class="destination">${destination.host}</strong>. Continue only if you meant to sign out there.</p>
+  <div class="actions"><a class="button primary" href="${destination.href}">Continue to ${destination.host}</a></div>`
+                : html`<p>You can close this window.</p>`
+            }</main>`,
             stylesheets,
           );
         },
