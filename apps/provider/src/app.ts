@@ -28,6 +28,7 @@ import { discoveryValues } from './middleware/discovery.ts';
 import { errorBoundary } from './middleware/error-boundary.ts';
 import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
+import { pushedRequestSize } from './middleware/request-size.ts';
 import { createProvider } from './oidc.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
@@ -209,6 +210,7 @@ function mount(provider: Provider, services: Services) {
     errorBoundary(provider, metrics),
     security.middleware,
     rateLimitedRoutes(profile, limits),
+    pushedRequestSize(profile),
     postAsGet(profile),
     discoveryValues(profile),
     clientManagementPath(profile, config.baseUrl),

@@ -164,8 +164,22 @@ export function createProvider({
       origin !== 'null' &&
       (ctx.oidc.route === 'userinfo' || client.clientAuthMethod === 'none') &&
       (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    // Every feature oidc-provider turns on by default is decided here, on or off, with the
+    // reason and its test in docs/conformance.md ("Features"); a test compares discovery with it.
     features: {
       devInteractions: { enabled: false },
+      // Pushed authorization requests (RFC 9126) at /request: rate-limited with /auth, bodies
+      // bounded (middleware/request-size.ts); a client may register require_pushed_authorization_requests.
+      pushedAuthorizationRequests: {
+        enabled: true,
+        requirePushedAuthorizationRequests: false,
+        allowUnregisteredRedirectUris: false,
+      },
+      // DPoP (RFC 9449): sender-constrained tokens for clients that send proofs, or that register
+      // dpop_bound_access_tokens; proof replays are detected in storage (shared by replicas).
+      dPoP: { enabled: true, allowReplay: false },
+      // Resource indicators (RFC 8707): access tokens are for userinfo only; no resource server to name.
+      resourceIndicators: { enabled: false },
       registration: {
         enabled: true,
         // The earliest hook in oidc-provider's registration handler, run before it decides
