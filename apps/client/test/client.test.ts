@@ -252,7 +252,10 @@ describe('reference client against the self-hosted provider', () => {
       const { jar } = await browserSignIn(client);
       const signedIn = async () => (await request(jar, `${client.url}/api/auth/me`)).status === 200;
       // A link or an <img> on another site, or a client that sends no Sec-Fetch-Site at all.
-      for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, {}]) {
+      for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, {}] as Record<
+        string,
+        string
+      >[]) {
         const get = await request(jar, `${client.url}/api/auth/logout`, { headers });
         expect(get.status, JSON.stringify(headers)).toBe(200);
         expect(await get.text()).toContain('Sign out of Signet example app?');

@@ -1,11 +1,25 @@
 /** Application B's settings, read and validated once at start. */
 import { randomBytes } from 'node:crypto';
-import { bool, chainIds, type Env, int, oneOf, readRpcUrls, readSettings, SettingsError, secret, text } from '@signet/settings';
+import {
+  bool,
+  chainIds,
+  type Env,
+  int,
+  listenHost,
+  oneOf,
+  readRpcUrls,
+  readSettings,
+  SettingsError,
+  secret,
+  text,
+} from '@signet/settings';
 
 export { SettingsError };
 
 export type JsonApiConfig = {
   port: number;
+  /** Listen address (HOST): loopback unless set, so a development server is not on the network. */
+  host: string;
   environment: 'development' | 'production' | 'test';
   /** Domains (host:port) a message may name: local development values, plus FRONTEND_DOMAIN. */
   allowedDomains: string[];
@@ -29,6 +43,7 @@ export const localDevelopmentDomains = (port: number) => [`localhost:${port}`, `
 
 const schema = {
   PORT: int(1, 65535, 3003),
+  HOST: listenHost('127.0.0.1'),
   NODE_ENV: oneOf(['development', 'production', 'test'] as const, 'development'),
   FRONTEND_DOMAIN: text(),
   REDIS_URL: text(),
@@ -70,6 +85,7 @@ export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
   }
   return {
     port: s.PORT,
+    host: s.HOST,
     environment: s.NODE_ENV,
     allowedDomains,
     chainIds: s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])],
