@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { bool, httpUrl, int, list, oneOf, readRpcUrls, readSettings, SettingsError, secret, textOr } from './index.ts';
+import {
+  bool,
+  httpUrl,
+  int,
+  list,
+  listenHost,
+  oneOf,
+  readRpcUrls,
+  readSettings,
+  SettingsError,
+  secret,
+  textOr,
+} from './index.ts';
 
 const shape = {
   PORT: int(1, 65535, 3000),
@@ -69,5 +81,16 @@ describe('readRpcUrls (ETH_RPC_URL and RPC_URLS)', () => {
   ])('refuses %j, naming the variable', (settings, message) => {
     expect(() => readRpcUrls(settings)).toThrow(message);
     expect(() => readRpcUrls(settings)).toThrow(SettingsError);
+  });
+});
+
+describe('listenHost (HOST)', () => {
+  const read = (HOST?: string) => readSettings({ HOST: listenHost('127.0.0.1') }, { HOST }).HOST;
+  it('defaults to its fallback and takes IP addresses and host names', () => {
+    expect(read()).toBe('127.0.0.1');
+    for (const host of ['0.0.0.0', '::', '::1', '10.0.0.5', 'localhost', 'app.internal']) expect(read(host)).toBe(host);
+  });
+  it('refuses anything else, naming HOST', () => {
+    for (const host of ['a b', 'http://x', 'x/y', '-x']) expect(() => read(host)).toThrow(/^HOST: must be an IP address/);
   });
 });
