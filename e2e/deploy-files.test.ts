@@ -2,7 +2,8 @@
  * The deploy files, read statically (no container engine runs here): compose.yaml's two shapes
  * are exclusive (the scaled one never also starts the standalone provider, with its own SQLite
  * keys under the same issuer), and deploy/nginx.conf gives the provider the client's own address
- * and the original scheme, never a list the client could have started.
+ * and the original scheme, never a list the client could have started. And the repository's
+ * configuration for following dependency advisories (.github/dependabot.yml, SECURITY.md).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -139,5 +140,29 @@ describe('deploy/nginx.conf: the proxy chain', () => {
       expect(all(server.block ?? [], 'client_max_body_size')[0]?.args).toEqual(['64k']);
     }
     for (const server of servers) expect(all(server.block ?? [], 'server_tokens')[0]?.args).toEqual(['off']);
+  });
+});
+
+describe('following dependencies and advisories', () => {
+  const dependabot = parse(readFileSync(join(ROOT, '.github', 'dependabot.yml'), 'utf8')) as {
+    version: number;
+    updates: { 'package-ecosystem': string; directory: string; schedule: { interval: string } }[];
+  };
+
+  it('Dependabot watches the npm lock file, the Dockerfile and compose.yaml', () => {
+    expect(dependabot.version).toBe(2);
+    const watched = dependabot.updates.map((u) => `${u['package-ecosystem']} ${u.directory}`).sort();
+    expect(watched).toEqual(['docker /', 'docker-compose /', 'npm /']);
+    for (const update of dependabot.updates) expect(update.schedule.interval).toMatch(/^(daily|weekly)$/);
+    // What each entry points at exists.
+    for (const file of ['package-lock.json', 'Dockerfile', 'compose.yaml'])
+      expect(readFileSync(join(ROOT, file), 'utf8').length).toBeGreaterThan(0);
+  });
+
+  it('SECURITY.md says how advisories are followed and how fast a fix ships', () => {
+    const policy = readFileSync(join(ROOT, 'SECURITY.md'), 'utf8');
+    expect(policy).toContain('## Dependencies and advisories');
+    expect(policy).toContain('.github/dependabot.yml');
+    expect(policy).toMatch(/critical or high, a patch release within 72 hours/);
   });
 });
