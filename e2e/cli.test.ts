@@ -170,6 +170,9 @@ describe('signet (the operator CLI)', () => {
     const env = { STORAGE_URL: `sqlite:${db}` };
     // The operator's client (never a candidate) creates the database.
     expect(signet(['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--id', 'operator-rp'], env).status).toBe(0);
+    // The first prune on a storage, like a provider's first start, marks the clients already there
+    // as used; the ones registered after it are judged.
+    expect(JSON.parse(signet(['clients', 'prune', '--days', '1', '--dry-run', '--json'], env).stdout).would_remove).toEqual([]);
     const { createStore, createOidcAdapter } = await import('../apps/provider/src/storage/index.ts');
     const { loadConfig } = await import('../apps/provider/src/config.ts');
     const store = await createStore(loadConfig(env));

@@ -111,6 +111,20 @@ describe('client usage and expiry', () => {
     }
   });
 
+  it('a prune on a storage no provider of this version has opened yet removes none of the clients already there', async () => {
+    const url = sqlite();
+    await withStore(url, async (store) => {
+      await storeDynamicClient(store, 'legacy-a', 400);
+      await storeDynamicClient(store, 'legacy-b', 400);
+      expect(await pruneUnusedClients(store, 1)).toEqual([]);
+      expect(await store.get('oidc:Client:legacy-a')).toBeDefined();
+      expect(JSON.parse((await store.get('client:used:legacy-b')) as string)).toMatchObject({ by: 'before-tracking' });
+      // A client registered from then on, and never used, is a candidate.
+      await storeDynamicClient(store, 'new-spam', 3);
+      expect((await findUnusedClients(store, 1)).map((c) => c.client_id)).toEqual(['new-spam']);
+    });
+  });
+
   it('clients stored before usage was recorded count as used (before-tracking) and are never expired', async () => {
     const url = sqlite();
     await withStore(url, (store) => storeDynamicClient(store, 'legacy', 400));

@@ -7,7 +7,7 @@
  */
 import { listModelIds, type Store } from '../storage/index.ts';
 import { forgetClient, registrationTokensByClient } from './lifecycle.ts';
-import { readUses } from './usage.ts';
+import { readUses, startUsageTracking } from './usage.ts';
 
 export type UnusedClient = {
   client_id: string;
@@ -22,6 +22,9 @@ const DAY_MS = 24 * 3600 * 1000;
 /** Stored clients registered before `now - days` that never completed a sign-in, oldest first. */
 export async function findUnusedClients(store: Store, days: number, now = Date.now()): Promise<UnusedClient[]> {
   const cutoff = now - days * DAY_MS;
+  // On a storage no provider of this version has opened yet (the CLI first), the clients already
+  // there are marked as used before anything is judged: none of them is taken for an unused one.
+  await startUsageTracking(store, () => listModelIds(store, 'Client'));
   const ids = await listModelIds(store, 'Client');
   const found: (UnusedClient & { at: number })[] = [];
   for (let i = 0; i < ids.length; i += 500) {
