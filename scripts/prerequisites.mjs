@@ -6,7 +6,7 @@
  *  - a Redis server answering at REDIS_URL (default redis://127.0.0.1:6379): started if the
  *    binary exists, installed from Debian first if it does not (root only);
  *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only);
- *  - the openssl command (one test makes a throw-away https certificate): installed with apt.
+ *  - the openssl command (two tests make a throw-away https certificate): installed with apt.
  *
  * Where it cannot install (not root, no apt), it stops at once with the exact command to run.
  * It never lets tests be skipped.
@@ -96,7 +96,10 @@ function ensureChromium() {
 
 function ensureOpenssl() {
   if (!which('openssl'))
-    aptInstall(['openssl'], 'the openssl command (a throw-away https certificate in e2e/conformance-sector.test.ts)');
+    aptInstall(
+      ['openssl'],
+      'the openssl command (throw-away https certificates in e2e/conformance-sector.test.ts and e2e/ens-gateway-tls.test.ts)',
+    );
 }
 
 await ensureRedis();

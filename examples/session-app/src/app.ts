@@ -73,7 +73,7 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
   const expectedOrigin = (domain: string, uri: string) =>
     LOOPBACK_HOST.test(domain) && URL.parse(uri)?.protocol === 'http:' ? `http://${domain}` : `https://${domain}`;
   const now = options.now ?? Date.now;
-  const chains = options.chains ?? createChainRegistry(config.rpcUrls);
+  const chains = options.chains ?? createChainRegistry(config.rpcUrls, { signatureVerifiers: config.signatureVerifiers });
   const records =
     options.records ?? (config.redisUrl ? createRedisSessionRecords(config.redisUrl) : createMemorySessionRecords(now));
   const app = new Hono<{ Variables: { session: IronSession<SessionData> } }>();
