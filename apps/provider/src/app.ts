@@ -9,6 +9,9 @@ import { createChainRegistry } from '@signet/siwe';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { accessLog } from './access-log.ts';
+import { startClientHousekeeping } from './clients/housekeeping.ts';
+import { clientLifecycle } from './clients/lifecycle.ts';
+import { assertMetadataBounds } from './clients/metadata.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { interactionRoutes } from './interaction/routes.ts';
@@ -23,12 +26,15 @@ import { discoveryValues } from './middleware/discovery.ts';
 import { errorBoundary } from './middleware/error-boundary.ts';
 import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
+import { pushedRequestSize } from './middleware/request-size.ts';
 import { createProvider } from './oidc.ts';
 import { createAccessGate } from './onchain/access.ts';
 import { createEnsResolver } from './onchain/names/index.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
 import { PROFILES } from './profiles.ts';
+import { logoutWithoutHint } from './redirects/logout.ts';
+import { unusedClientErrors } from './redirects/unused-clients.ts';
 import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
 import { serveStatic, webAssets } from './static.ts';
@@ -54,6 +60,7 @@ export type BuildOptions = {
 async function validateStaticClients(provider: Provider, config: Config) {
   for (const [index, metadata] of config.staticClients.entries()) {
     try {
+      assertMetadataBounds(metadata);
       await provider.Client.validate(withAuthMethodDefault(metadata, PROFILES[config.profile].defaultClientAuthMethod) as never);
     } catch (error) {
       const description = (error as { error_description?: string }).error_description ?? (error as Error).message;
@@ -100,6 +107,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     onLookup: (outcome) => metrics.ensLookup(outcome),
   });
   const limits = createRateLimits(store, config, logger, metrics);
+  const clients = await startClientHousekeeping(config, store, logger);
   const assets = webAssets();
 
   let keys = await ensureSigningKeys(store);
@@ -118,6 +126,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     limits,
     security,
     assets,
+    clients,
     provider: () => current.provider,
   };
 
@@ -170,6 +179,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     reloadKeys,
     async close() {
       if (timer) clearInterval(timer);
+      await clients.stop();
       await store.close();
     },
   };
@@ -204,9 +214,17 @@ function mount(provider: Provider, services: Services) {
     errorBoundary(provider, metrics),
     security.middleware,
     rateLimitedRoutes(profile, limits),
+    pushedRequestSize(profile),
     postAsGet(profile),
     discoveryValues(profile),
     clientManagementPath(profile, config.baseUrl),
+    clientLifecycle(profile, services.clients.logos),
+    logoutWithoutHint(profile, provider),
+    unusedClientErrors(profile, provider, {
+      usage: services.clients.usage,
+      stylesheets: services.assets.stylesheets,
+      pageHeaders: security.pageHeaders,
+    }),
     ownRoutes(router),
     serveStatic('/assets/', services.assets.directory),
   ];

@@ -100,7 +100,9 @@ async function validateClient(config: Config, store: Store, metadata: Record<str
     pageHeaders: () => {},
   });
   const Client = provider.Client as unknown as new (m: unknown) => { metadata(): Record<string, unknown> };
+  const { assertMetadataBounds } = await import('./clients/metadata.ts');
   try {
+    assertMetadataBounds(metadata);
     return new Client(metadata).metadata();
   } catch (error) {
     throw new UsageError(
@@ -174,6 +176,20 @@ The client secret is printed once and never again: store it now.`,
       if (config.staticClients.some((m) => m.client_id === clientId) || (await Clients.find(clientId)))
         throw new UsageError(`client ${clientId} already exists`);
       await Clients.upsert(clientId, await validateClient(config, store, metadata));
+      // The operator's own client: used from the start (never expired), and its logo fetched now.
+      await (await import('./clients/usage.ts')).markUsed(store, clientId, 'operator');
+      const logo = await (await import('./logos.ts')).refreshClientLogo(
+        {
+          store,
+          logger: { info: () => {}, warn: (_fields, message) => console.error(`signet: ${message}`) },
+          allowPrivate: config.allowPrivateFetch,
+          limitBytes: config.logoStorageLimit,
+        },
+        clientId,
+        metadata.logo_uri as string | undefined,
+      );
+      if (logo === 'failed')
+        console.error(`signet: the logo at ${String(metadata.logo_uri)} could not be fetched; the page draws an initial`);
       const result = { client_id: clientId, ...(secret ? { client_secret: secret } : {}), redirect_uris: redirectUris };
       print(out, values.json === true, result, () =>
         [
@@ -192,14 +208,18 @@ The client secret is printed once and never again: store it now.`,
     summary: 'list the clients in storage and in CLIENTS_FILE',
     usage: `usage: signet clients list [--json]
 
-Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are never shown.`,
+Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are never shown.
+USED says why a client counts as used: sign-in (one completed), operator (added with the CLI or
+CLIENTS_FILE), before-tracking (stored before this was recorded), or never.`,
     readOnly: true,
     options: { ...JSON_OPTION },
     async run({ config, store, values, out }) {
       const rows: Record<string, unknown>[] = [];
       if (store) {
         const Clients = new ((await storage()).createOidcAdapter(store))('Client');
-        for (const id of await storedClientIds(store)) {
+        const ids = await storedClientIds(store);
+        const uses = await (await import('./clients/usage.ts')).readUses(store, ids);
+        for (const [i, id] of ids.entries()) {
           const m = (await Clients.find(id)) as Record<string, unknown> | undefined;
           if (m)
             rows.push({
@@ -208,6 +228,7 @@ Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are n
               client_name: m.client_name,
               redirect_uris: m.redirect_uris,
               auth: m.token_endpoint_auth_method,
+              used: uses[i]?.by ?? 'never',
             });
         }
       }
@@ -220,6 +241,7 @@ Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are n
           client_name: m.client_name,
           redirect_uris: m.redirect_uris,
           auth: withAuthMethodDefault(m, profileDefault).token_endpoint_auth_method,
+          used: 'operator',
         });
       }
       print(out, values.json === true, rows, () =>
@@ -229,6 +251,7 @@ Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are n
             ['client_id', 'CLIENT_ID'],
             ['source', 'SOURCE'],
             ['auth', 'AUTH'],
+            ['used', 'USED'],
             ['client_name', 'NAME'],
             ['redirect_uris', 'REDIRECT_URIS'],
           ],
@@ -254,8 +277,50 @@ Removes a registered client. Clients from CLIENTS_FILE are removed by editing th
         throw new UsageError(`${id} comes from CLIENTS_FILE; remove it there`);
       const Clients = new ((await storage()).createOidcAdapter(store))('Client');
       if (!(await Clients.find(id))) throw new UsageError(`no client ${id} in storage`);
-      await Clients.destroy(id);
+      // With its registration access tokens, logo and usage record.
+      await (await import('./clients/lifecycle.ts')).forgetClient(store, id);
       print(out, values.json === true, { removed: id }, () => `removed ${id}`);
+    },
+  },
+  'clients prune': {
+    summary: 'list, then remove, dynamically registered clients never used for a sign-in',
+    usage: `usage: signet clients prune [--days N] [--dry-run] [--json]
+
+Removes the dynamically registered clients that were registered more than N days ago and never
+completed a sign-in, with their registration access tokens and logos. Clients added with the CLI
+or in CLIENTS_FILE, and clients stored before usage was recorded, are never removed.
+
+  --days N     age in days (default: CLIENT_UNUSED_EXPIRY_DAYS; one of the two is needed)
+  --dry-run    list them, remove nothing
+  --json       print JSON
+
+With CLIENT_UNUSED_EXPIRY_DAYS set, the provider itself does this every hour.`,
+    options: { days: { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, ...JSON_OPTION },
+    check(values) {
+      if (values.days !== undefined && !/^[1-9][0-9]{0,3}$/.test(values.days as string))
+        throw new UsageError('--days must be a whole number from 1 to 9999', usageOf('clients prune'));
+    },
+    async run({ config, store, values, out }) {
+      if (!store) throw new Error('no storage');
+      const days = values.days === undefined ? config.clientUnusedExpiryDays : Number(values.days);
+      if (days === 0) throw new UsageError('clients prune needs --days N (CLIENT_UNUSED_EXPIRY_DAYS is not set)');
+      const dryRun = values['dry-run'] === true;
+      const clients = await (await import('./clients/expiry.ts')).pruneUnusedClients(store, days, { dryRun });
+      print(out, values.json === true, { days, dry_run: dryRun, [dryRun ? 'would_remove' : 'removed']: clients }, () =>
+        [
+          formatTable(
+            clients,
+            [
+              ['client_id', 'CLIENT_ID'],
+              ['registered_at', 'REGISTERED'],
+              ['client_name', 'NAME'],
+              ['redirect_uris', 'REDIRECT_URIS'],
+            ],
+            `no dynamically registered client has gone unused for ${days} days`,
+          ),
+          ...(clients.length ? ['', `${dryRun ? 'would remove' : 'removed'} ${clients.length} client(s)`] : []),
+        ].join('\n'),
+      );
     },
   },
   'keys list': {

@@ -130,6 +130,8 @@ const schema = {
   RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 60),
   RATE_LIMIT_TOKEN: int(0, 1_000_000, 600),
   RATE_LIMIT_FAIL_OPEN: bool(),
+  LOGO_STORAGE_LIMIT: int(0, 2 ** 32, 64 * 1024 * 1024),
+  CLIENT_UNUSED_EXPIRY_DAYS: int(0, 3650, 0),
 };
 
 /** Every environment variable the provider reads (README and .env.example list each one). */
@@ -206,6 +208,10 @@ export type Config = {
     token: number;
     failOpen: boolean;
   };
+  /** Bytes of client logos kept in storage, all clients together (0 = no logos are fetched). */
+  logoStorageLimit: number;
+  /** Days after which a dynamically registered client that never completed a sign-in is removed (0 = never). */
+  clientUnusedExpiryDays: number;
 };
 
 function readClientsFile(path: string): Record<string, unknown>[] {
@@ -292,5 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
       token: s.RATE_LIMIT_TOKEN,
       failOpen: s.RATE_LIMIT_FAIL_OPEN,
     },
+    logoStorageLimit: s.LOGO_STORAGE_LIMIT,
+    clientUnusedExpiryDays: s.CLIENT_UNUSED_EXPIRY_DAYS,
   };
 }

@@ -7,6 +7,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
+import { assertMetadataBounds, assertNoUserinfo } from './clients/metadata.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
@@ -15,6 +16,7 @@ import type { Logger } from './logger.ts';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './onchain/access.ts';
 import { publicUrlProblem } from './outbound.ts';
 import { PROFILES } from './profiles.ts';
+import { heldLogoutDestination } from './redirects/logout.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
 
 /** Error codes of a connection that ended before its answer was written: the client's doing, or a slow client cut off. */
@@ -164,8 +166,22 @@ export function createProvider({
       origin !== 'null' &&
       (ctx.oidc.route === 'userinfo' || client.clientAuthMethod === 'none') &&
       (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    // Every feature oidc-provider turns on by default is decided here, on or off, with the
+    // reason and its test in docs/conformance.md ("Features"); a test compares discovery with it.
     features: {
       devInteractions: { enabled: false },
+      // Pushed authorization requests (RFC 9126) at /request: rate-limited with /auth, bodies
+      // bounded (middleware/request-size.ts); a client may register require_pushed_authorization_requests.
+      pushedAuthorizationRequests: {
+        enabled: true,
+        requirePushedAuthorizationRequests: false,
+        allowUnregisteredRedirectUris: false,
+      },
+      // DPoP (RFC 9449): sender-constrained tokens for clients that send proofs, or that register
+      // dpop_bound_access_tokens; proof replays are detected in storage (shared by replicas).
+      dPoP: { enabled: true, allowReplay: false },
+      // Resource indicators (RFC 8707): access tokens are for userinfo only; no resource server to name.
+      resourceIndicators: { enabled: false },
       registration: {
         enabled: true,
         // The earliest hook in oidc-provider's registration handler, run before it decides
@@ -207,10 +223,21 @@ export function createProvider({
           );
         },
         postLogoutSuccessSource: async (ctx) => {
+          // A logout request without an id_token_hint does not redirect: the page names where it would go.
+          const destination = await heldLogoutDestination(
+            ctx as unknown as Context,
+            ctx.oidc.provider,
+            profile.routes.end_session,
+          );
           page(
             ctx,
             'Signed out',
-            html`<main class="card narrow"><h1>You are signed out</h1><p>You can close this window.</p></main>`,
+            html`<main class="card narrow"><h1>You are signed out</h1>${
+              destination
+                ? html`<p>${destination.clientName ?? 'The site you came from'} asks to send you to <strong class="destination">${destination.host}</strong>. Continue only if you meant to sign out there.</p>
+  <div class="actions"><a class="button primary" href="${destination.href}">Continue to ${destination.host}</a></div>`
+                : html`<p>You can close this window.</p>`
+            }</main>`,
             stylesheets,
           );
         },
@@ -229,7 +256,7 @@ export function createProvider({
       // validator also runs Signet's redirect URI rule on every client, however it arrives.
       // access_conditions: what an account must hold to sign in to this client (access.ts).
       properties: ['software_id', 'software_version', 'access_conditions'],
-      validator(_ctx, key, value, metadata) {
+      validator(ctx, key, value, metadata) {
         if (key === 'access_conditions') {
           const problem =
             value === undefined ? undefined : accessConditionsProblem(value, Object.keys(config.rpcUrls).map(Number));
@@ -239,7 +266,13 @@ export function createProvider({
         if (value !== undefined && typeof value !== 'string') {
           throw new errors.InvalidClientMetadata(`${key} must be a string`);
         }
-        if (key === 'software_id') assertRedirectUris(metadata as never);
+        if (key === 'software_id') {
+          assertRedirectUris(metadata as never);
+          assertNoUserinfo(metadata as never);
+          // Sizes are checked where metadata arrives over HTTP (registration, management; the
+          // CLI and CLIENTS_FILE check them themselves), not when a stored client is loaded.
+          if (ctx) assertMetadataBounds(metadata as never);
+        }
       },
     },
     // Client documents (jwks_uri, sector_identifier_uri) are fetched only from public addresses:

@@ -15,6 +15,7 @@ export type ProfileDefinition = {
     introspection: string;
     revocation: string;
     end_session: string;
+    pushed_authorization_request: string;
   };
   /** Public path prefix of client management (RFC 7592), when it differs from the registration route. */
   clientManagementPath: string;
@@ -44,6 +45,7 @@ const COMMON_ROUTES = {
   introspection: '/token/introspection',
   revocation: '/token/revocation',
   end_session: '/session/end',
+  pushed_authorization_request: '/request',
 };
 
 export const PROFILES: Record<Profile, ProfileDefinition> = {

@@ -1,5 +1,6 @@
 import type { ChainRegistry } from '@signet/siwe';
 import type { Provider } from 'oidc-provider';
+import type { ClientHousekeeping } from './clients/housekeeping.ts';
 import type { Config } from './config.ts';
 import type { RateLimits } from './limits.ts';
 import type { Logger } from './logger.ts';
@@ -23,6 +24,8 @@ export type Services = {
   limits: RateLimits;
   security: Security;
   assets: WebAssets;
+  /** Stored clients: whether one has been used, where logos are kept. */
+  clients: ClientHousekeeping;
   /** The current oidc-provider instance (replaced when signing keys rotate). */
   provider(): Provider;
 };

@@ -3,6 +3,7 @@
  * A bad value throws a SettingsError whose message starts with the variable's name, so a
  * misconfigured process stops at once and says what to fix.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export class SettingsError extends Error {
@@ -46,6 +47,20 @@ export const oneOf = <T extends string>(values: readonly T[], fallback: T) =>
     const v = (value ?? fallback) as T;
     if (!values.includes(v)) {
       ctx.addIssue({ code: 'custom', message: `must be one of ${values.join(', ')}` });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+/**
+ * A listen address (`HOST`): an IP address (`127.0.0.1`, `0.0.0.0`, `::`) or a host name. The
+ * examples default to loopback, so a development server is not reachable from the network.
+ */
+export const listenHost = (fallback: string) =>
+  text().transform((value, ctx) => {
+    const v = value ?? fallback;
+    if (!isIP(v) && !/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(v)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name' });
       return z.NEVER;
     }
     return v;

@@ -122,6 +122,8 @@ export function interactionRoutes(router: Router, services: Services) {
         },
         TTL.Grant,
       );
+      // The client has now been used (once per client and process it costs a write).
+      await services.clients.usage.recordSignIn(String(interaction.params.client_id));
       return { login: { accountId, remember: true }, consent: { grantId } };
     });
     metrics.signIn('success', verified.method);
