@@ -5,6 +5,7 @@
  * sign-in that produced it.
  */
 import { type Address, getAddress } from 'viem';
+import { type EmailSources, emailClaims } from './relying-party/email.ts';
 import type { Store } from './storage/index.ts';
 
 export type SignInRecord = {
@@ -16,6 +17,8 @@ export type SignInRecord = {
   method: 'eoa' | 'eip1271' | 'eip6492';
   ensName?: string;
   avatar?: string;
+  /** The ENS `email` text record of the name, when it has a plausible one (unverified). */
+  email?: string;
   signedInAt: number;
 };
 
@@ -42,15 +45,17 @@ export async function loadSignIn(store: Store, grantId: string | undefined): Pro
  * The claims of an account, before oidc-provider filters them by the granted scopes. For a
  * client with pairwise subjects no claim may carry the address (two sectors could otherwise
  * correlate the user): no address as the username (an ENS name is public, so it stays), and
- * no signed message or signature, which name the address.
+ * no signed message or signature, which name the address. `sub` is the subject the client is
+ * given before pairwise hashing (relying-party/subject.ts); `email`, what the client opted in to
+ * (relying-party/email.ts).
  */
 export function claimsOf(
   accountId: string,
   record: SignInRecord | undefined,
-  { pairwise = false }: { pairwise?: boolean } = {},
-): { sub: string } & Record<string, string> {
+  { pairwise = false, sub = accountId, email }: { pairwise?: boolean; sub?: string; email?: EmailSources } = {},
+): { sub: string } & Record<string, string | boolean> {
   const parsed = parseAccountId(accountId);
-  const claims: { sub: string } & Record<string, string> = { sub: accountId };
+  const claims: { sub: string } & Record<string, string | boolean> = { sub, ...emailClaims(email, record) };
   const username = record?.ensName ?? (pairwise ? undefined : parsed?.address);
   if (username) claims.preferred_username = username;
   if (record?.avatar) claims.picture = record.avatar;

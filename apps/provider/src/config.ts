@@ -11,6 +11,7 @@ import {
   httpUrl,
   int,
   oneOf,
+  optionalBool,
   RPC_SETTING_NAMES,
   readRpcUrls,
   readSettings,
@@ -128,6 +129,7 @@ const schema = {
   RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 60),
   RATE_LIMIT_TOKEN: int(0, 1_000_000, 600),
   RATE_LIMIT_FAIL_OPEN: bool(),
+  EMAIL_SCOPE: optionalBool(),
 };
 
 /** Every environment variable the provider reads (README and .env.example list each one). */
@@ -186,6 +188,8 @@ export type Config = {
   walletConnectProjectId?: string;
   /** Texts of /legal/privacy and /legal/terms (read at start), and who operates this instance. */
   legal: { privacy?: LegalText; terms?: LegalText; operator: string };
+  /** The `email` scope and claims (EMAIL_SCOPE; default: on for self-hosted, off for hosted). */
+  emailScope: boolean;
   /** Requests per client address per window (0 = no limit). */
   rateLimits: {
     windowSeconds: number;
@@ -271,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
       terms: readLegalFile('LEGAL_TERMS_FILE', s.LEGAL_TERMS_FILE),
       operator: s.OPERATOR_NAME ?? `the operator of ${s.ISSUER.host}`,
     },
+    emailScope: s.EMAIL_SCOPE ?? s.PROFILE === 'self-hosted',
     rateLimits: {
       windowSeconds: s.RATE_LIMIT_WINDOW_SECONDS,
       authorization: s.RATE_LIMIT_AUTHORIZATION,

@@ -9,10 +9,13 @@
  * on a public address (outbound.ts; DNS is consulted, the URL itself is never requested).
  * NFT avatars (eip155:…/erc721:…), ipfs:// and data: URLs are not used. CCIP-read (EIP-3668
  * offchain lookups, which make the client call gateway URLs from the resolver) is off.
+ * The `email` text record is read beside the avatar, in the same lookup, cache and time bound;
+ * only a plausible address is kept (relying-party/email.ts), and it is never verified.
  */
 import { type Address, BaseError, createPublicClient, defineChain, http, type PublicClient } from 'viem';
 import type { Logger } from './logger.ts';
 import { publicUrlProblem } from './outbound.ts';
+import { ensEmail } from './relying-party/email.ts';
 import type { Store } from './storage/index.ts';
 
 /** Mainnet's ENS Universal Resolver (as in viem's chain definition, without loading every chain). */
@@ -21,7 +24,7 @@ const MAINNET_UNIVERSAL_RESOLVER: Address = '0xeeeeeeee14d718c2b47d9923deab1335e
 /** The longest avatar URL accepted into the `picture` claim. */
 const MAX_AVATAR_URL_LENGTH = 2048;
 
-export type EnsProfile = { name?: string; avatar?: string };
+export type EnsProfile = { name?: string; avatar?: string; email?: string };
 
 export type EnsResolver = {
   resolve(address: Address): Promise<EnsProfile>;
@@ -76,13 +79,17 @@ export function createEnsResolver(options: EnsOptions): EnsResolver {
   const lookup = async (address: Address): Promise<EnsProfile> => {
     const name = await client.getEnsName({ address });
     if (!name) return {};
-    let avatar: string | undefined;
-    try {
-      avatar = await avatarOf(name);
-    } catch (error) {
-      logger.debug({ reason: reasonOf(error), name }, 'ENS avatar lookup failed');
-    }
-    return avatar ? { name, avatar } : { name };
+    const [avatar, email] = await Promise.all([
+      avatarOf(name).catch((error) => {
+        logger.debug({ reason: reasonOf(error), name }, 'ENS avatar lookup failed');
+        return undefined;
+      }),
+      client.getEnsText({ name, key: 'email' }).then(ensEmail, (error) => {
+        logger.debug({ reason: reasonOf(error), name }, 'ENS email lookup failed');
+        return undefined;
+      }),
+    ]);
+    return { name, ...(avatar ? { avatar } : {}), ...(email ? { email } : {}) };
   };
 
   return {

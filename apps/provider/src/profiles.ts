@@ -2,7 +2,7 @@
  * The two deployments of the specification, as data: one server, one setting (PROFILE).
  * Everything that differs between them is here; the rest of the provider is shared.
  */
-import type { Profile } from './config.ts';
+import type { Config, Profile } from './config.ts';
 
 export type ProfileDefinition = {
   /** oidc-provider route table (paths relative to the issuer origin). */
@@ -75,3 +75,18 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
     refreshTokensWithoutOfflineAccess: true,
   },
 };
+
+/**
+ * The profile as this configuration runs it: with `EMAIL_SCOPE` on, the `email` scope and its
+ * claims are supported and, where the profile advertises an exact list, added to it.
+ */
+export function profileFor(config: Pick<Config, 'profile' | 'emailScope'>): ProfileDefinition {
+  const base = PROFILES[config.profile];
+  if (!config.emailScope) return base;
+  return {
+    ...base,
+    scopes: [...base.scopes, 'email'],
+    ...(base.advertisedScopes ? { advertisedScopes: [...base.advertisedScopes, 'email'] } : {}),
+    ...(base.advertisedClaims ? { advertisedClaims: [...base.advertisedClaims, 'email', 'email_verified'] } : {}),
+  };
+}
