@@ -45,17 +45,17 @@ export async function loadSignIn(store: Store, grantId: string | undefined): Pro
  * The claims of an account, before oidc-provider filters them by the granted scopes. For a
  * client with pairwise subjects no claim may carry the address (two sectors could otherwise
  * correlate the user): no address as the username (an ENS name is public, so it stays), and
- * no signed message or signature, which name the address. `sub` is the subject the client is
- * given before pairwise hashing (relying-party/subject.ts); `email`, what the client opted in to
- * (relying-party/email.ts).
+ * no signed message or signature, which name the address. `email`: what the client opted in to
+ * (relying-party/email.ts). The `sub` a client finally receives is decided by oidc-provider and
+ * relying-party/subject.ts.
  */
 export function claimsOf(
   accountId: string,
   record: SignInRecord | undefined,
-  { pairwise = false, sub = accountId, email }: { pairwise?: boolean; sub?: string; email?: EmailSources } = {},
+  { pairwise = false, email }: { pairwise?: boolean; email?: EmailSources } = {},
 ): { sub: string } & Record<string, string | boolean> {
   const parsed = parseAccountId(accountId);
-  const claims: { sub: string } & Record<string, string | boolean> = { sub, ...emailClaims(email, record) };
+  const claims: { sub: string } & Record<string, string | boolean> = { sub: accountId, ...emailClaims(email, record) };
   const username = record?.ensName ?? (pairwise ? undefined : parsed?.address);
   if (username) claims.preferred_username = username;
   if (record?.avatar) claims.picture = record.avatar;

@@ -15,10 +15,10 @@ import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
 import { publicUrlProblem } from './outbound.ts';
 import { profileFor } from './profiles.ts';
-import { backchannelLogoutUriProblem, deliverLogoutTokens } from './relying-party/backchannel.ts';
+import { backchannelLogoutUriProblem, logLogoutTokens } from './relying-party/backchannel.ts';
 import { emailSourcesOf, validateEmailMetadata } from './relying-party/email.ts';
 import { scopesSupportedBy, supportedScope } from './relying-party/scopes.ts';
-import { subjectChainProblem, subjectFor } from './relying-party/subject.ts';
+import { clientSubjects, subjectChainProblem, subjectFor } from './relying-party/subject.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
 
 /** Error codes of a connection that ended before its answer was written: the client's doing, or a slow client cut off. */
@@ -141,7 +141,9 @@ export function createProvider({
       .digest('base64url');
   /** The `sub` a client is given for an account: pairwise, chain-independent, or the account id. */
   const clientSubject = (accountId: string, client: object) =>
-    (client as { subjectType?: string }).subjectType === 'pairwise' ? pairwiseOf(accountId, client) : subjectOf(accountId, client);
+    (client as { subjectType?: string }).subjectType === 'pairwise'
+      ? pairwiseOf(accountId, client)
+      : subjectOf(accountId, client);
   const configuration: Configuration = {
     adapter: createOidcAdapter(store) as unknown as Configuration['adapter'],
     clients: config.staticClients.map((client) =>
@@ -266,7 +268,14 @@ export function createProvider({
       // (registration, management, CLIENTS_FILE, the CLI, storage).
       // access_conditions: what an account must hold to sign in to this client (access.ts).
       // subject_chain, ens_email, synthetic_email_domain: relying-party/subject.ts and email.ts.
-      properties: ['software_id', 'software_version', 'access_conditions', 'subject_chain', 'ens_email', 'synthetic_email_domain'],
+      properties: [
+        'software_id',
+        'software_version',
+        'access_conditions',
+        'subject_chain',
+        'ens_email',
+        'synthetic_email_domain',
+      ],
       validator(ctx, key, value, metadata) {
         if (key === 'access_conditions') {
           const problem =
@@ -350,11 +359,7 @@ export function createProvider({
         accountId,
         claims: async () => {
           record ??= loadSignIn(store, grantId);
-          return claimsOf(accountId, await record, {
-            pairwise,
-            sub: await subjectOf(accountId, client),
-            email: emailSourcesOf(client),
-          });
+          return claimsOf(accountId, await record, { pairwise, email: emailSourcesOf(client) });
         },
       };
     },
@@ -380,7 +385,8 @@ export function createProvider({
   // Behind one proxy: the client address is the X-Forwarded-For entry that proxy appended (the
   // last one); entries before it are whatever the client sent and are never trusted.
   provider.maxIpsCount = 1;
-  deliverLogoutTokens(provider, subjectOf, logger);
+  clientSubjects(provider, subjectOf);
+  logLogoutTokens(provider, logger);
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc-provider server error'));
   // Koa's 'error' event: an error no middleware answered (Koa's 500), or an answer that could not
   // be delivered because the connection ended first (the client went away, or the server's

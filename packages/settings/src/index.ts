@@ -43,8 +43,7 @@ export const bool = (fallback = false) =>
   text().transform((value, ctx) => (value === undefined ? fallback : parseBool(value, ctx)));
 
 /** true or false when set; undefined when not (the caller picks a default that depends on other settings). */
-export const optionalBool = () =>
-  text().transform((value, ctx) => (value === undefined ? undefined : parseBool(value, ctx)));
+export const optionalBool = () => text().transform((value, ctx) => (value === undefined ? undefined : parseBool(value, ctx)));
 
 export const oneOf = <T extends string>(values: readonly T[], fallback: T) =>
   text().transform((value, ctx) => {

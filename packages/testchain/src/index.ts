@@ -93,8 +93,8 @@ export type Testchain = {
   deployToken(kind: TokenKind): Promise<TestToken>;
   /** Sets an account's native balance (wei). */
   setBalance(address: Address, wei: bigint): Promise<void>;
-  /** Gives `address` a primary ENS name (forward + reverse record) and optional avatar. */
-  setEnsName(address: Address, name: string, records?: { avatar?: string }): Promise<void>;
+  /** Gives `address` a primary ENS name (forward + reverse record) and optional avatar and email text records. */
+  setEnsName(address: Address, name: string, records?: { avatar?: string; email?: string }): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -329,6 +329,7 @@ export async function startTestchain(options: TestchainOptions = {}): Promise<Te
       await registry('setResolver', [node, publicResolver]);
       await resolver('setAddr', [node, address]);
       if (records.avatar !== undefined) await resolver('setText', [node, 'avatar', records.avatar]);
+      if (records.email !== undefined) await resolver('setText', [node, 'email', records.email]);
       await registry('setSubnodeOwner', [namehash('addr.reverse'), labelhash(reverseLabel), deployer.address]);
       await registry('setResolver', [reverseNode, publicResolver]);
       await resolver('setName', [reverseNode, name]);

@@ -4,8 +4,8 @@
  */
 import { type AccessConditions, requirementsOf } from '../access.ts';
 import type { ClientFields } from '../clients.ts';
-import { type EmailSources, emailSourcesOf } from '../relying-party/email.ts';
 import type { Config } from '../config.ts';
+import { type EmailSources, emailSourcesOf } from '../relying-party/email.ts';
 import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
 
 export type InteractionClient = {

@@ -89,7 +89,11 @@ async function rewrite(
     if (kept) params.set('scope', kept);
     else params.delete('scope');
   }
-  if (basicId !== undefined && !params.has('client_secret') && [undefined, basicId].includes(params.get('client_id') ?? undefined)) {
+  if (
+    basicId !== undefined &&
+    !params.has('client_secret') &&
+    [undefined, basicId].includes(params.get('client_id') ?? undefined)
+  ) {
     const client = await findClient(basicId);
     if (client?.clientAuthMethod === 'none') {
       delete ctx.req.headers.authorization;

@@ -8,8 +8,8 @@
  * development — anything, including http on loopback.
  *
  * Here: the rule for the registered URI (checked at registration, the address again at each
- * POST), and the subject of the logout token, which must be the `sub` the client was given
- * (relying-party/subject.ts).
+ * POST) and a log line per delivery. The logout token's `sub` is the one the client was given
+ * (its claims pass through relying-party/subject.ts like an ID token's).
  */
 import { isIP } from 'node:net';
 import type { Provider } from 'oidc-provider';
@@ -39,30 +39,19 @@ export function backchannelLogoutUriProblem(value: unknown, allowPrivate: boolea
   return undefined;
 }
 
-/**
- * Logout tokens carry the subject the client knows, and each delivery is logged. oidc-provider
- * builds the token in `Client#backchannelLogout(accountId, sid)` from the session's account id,
- * so the account id is turned into the client's subject on the way in (pairwise clients are then
- * hashed by oidc-provider as usual).
- */
-export function deliverLogoutTokens(
-  provider: Provider,
-  subjectFor: (accountId: string, client: object) => Promise<string>,
-  logger: Logger,
-): void {
-  type LogoutCapable = { backchannelLogout(sub: string, sid: string): Promise<void> };
-  const prototype = provider.Client.prototype as unknown as LogoutCapable;
-  const deliver = prototype.backchannelLogout;
-  prototype.backchannelLogout = async function backchannelLogout(this: LogoutCapable, accountId: string, sid: string) {
-    return deliver.call(this, await subjectFor(accountId, this), sid);
-  };
+/** One log line per logout token sent (or not: the client's endpoint failed or was refused). */
+export function logLogoutTokens(provider: Provider, logger: Logger): void {
   const events = provider as unknown as { on(event: string, listener: (...args: unknown[]) => void): void };
   events.on('backchannel.success', (_ctx, client) => {
     logger.info({ event: 'backchannel_logout', client_id: (client as { clientId: string }).clientId }, 'logout token delivered');
   });
   events.on('backchannel.error', (_ctx, error, client) => {
     logger.warn(
-      { event: 'backchannel_logout_failed', client_id: (client as { clientId: string }).clientId, reason: (error as Error).message },
+      {
+        event: 'backchannel_logout_failed',
+        client_id: (client as { clientId: string }).clientId,
+        reason: (error as Error).message,
+      },
       'logout token not delivered',
     );
   });

@@ -62,14 +62,21 @@ type MetadataContext = { oidc?: { route?: string; client?: object } } | undefine
  * storage). `ctx` tells who is asking: a registration or a client's own update cannot set the
  * synthetic domain.
  */
-export function validateEmailMetadata(ctx: MetadataContext, key: string, value: unknown, metadata: Record<string, unknown>): void {
+export function validateEmailMetadata(
+  ctx: MetadataContext,
+  key: string,
+  value: unknown,
+  metadata: Record<string, unknown>,
+): void {
   if (value === undefined) return;
   if (key === 'ens_email') {
     if (typeof value !== 'boolean') throw new errors.InvalidClientMetadata('ens_email must be a boolean');
     return;
   }
   if (typeof value !== 'string' || !DOMAIN.test(value)) {
-    throw new errors.InvalidClientMetadata('synthetic_email_domain must be a domain name in lower case, such as wallet.example.com');
+    throw new errors.InvalidClientMetadata(
+      'synthetic_email_domain must be a domain name in lower case, such as wallet.example.com',
+    );
   }
   const route = ctx?.oidc?.route;
   const current = (ctx?.oidc?.client as { synthetic_email_domain?: unknown } | undefined)?.synthetic_email_domain;

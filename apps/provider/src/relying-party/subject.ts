@@ -10,11 +10,14 @@
  * asks: the same address on two chains may be two different contracts with two owners (CREATE2
  * deployments, counterfactual wallets), so merging them would hand one owner's account to another.
  *
- * oidc-provider writes the public subject where Signet's claims are not involved (introspection,
- * back-channel logout tokens, the id_token_hint check, pairwise identifiers), from the session's
- * account id alone. So an EOA sign-in to such a client leaves a mark for its address in storage
- * (`subject:eoa:<address>`), and every one of those places asks `subjectFor` the same question.
+ * oidc-provider writes the session's account id as `sub` wherever a client receives one, with a
+ * hook for pairwise clients only. So an EOA sign-in to such a client leaves a mark for its
+ * address in storage (`subject:eoa:<address>`), and every place a subject leaves asks
+ * `subjectFor` the same question: the claims of ID tokens, userinfo and logout tokens
+ * (`clientSubjects` below), pairwise identifiers and the id_token_hint check (oidc.ts), and
+ * introspection (middleware/introspection-subject.ts).
  */
+import type { Provider } from 'oidc-provider';
 import { getAddress } from 'viem';
 import type { Store } from '../storage/index.ts';
 
@@ -50,4 +53,22 @@ export async function subjectFor(store: Store, accountId: string, client: object
   if (!match) return accountId;
   const address = match[1] as string;
   return (await store.get(markKey(address))) === undefined ? accountId : `eip155:0:${getAddress(address)}`;
+}
+
+/**
+ * oidc-provider's `Claims#result` is where the claims of an ID token, a userinfo answer and a
+ * logout token are cut to what one client receives (and where it hashes a pairwise client's
+ * `sub`); a public client's `sub` is made its subject there too.
+ */
+export function clientSubjects(provider: Provider, subjectOf: (accountId: string, client: object) => Promise<string>): void {
+  type Claims = { client: { subjectType?: string }; result(): Promise<Record<string, unknown>> };
+  const prototype = (provider.Claims as unknown as { prototype: Claims }).prototype;
+  const result = prototype.result;
+  prototype.result = async function clientResult(this: Claims) {
+    const claims = await result.call(this);
+    if (typeof claims.sub === 'string' && this.client.subjectType !== 'pairwise') {
+      claims.sub = await subjectOf(claims.sub, this.client);
+    }
+    return claims;
+  };
 }
