@@ -11,7 +11,10 @@
  *    public client still needs PKCE.
  * 2. A refresh request's `scope` loses the values the profile does not support, as registration
  *    and authorization do (relying-party/scopes.ts). A supported value the grant does not hold
- *    is still refused by oidc-provider (invalid_scope, RFC 6749 §6).
+ *    is still refused by oidc-provider (invalid_scope, RFC 6749 §6). Where refresh tokens do not
+ *    depend on offline_access (hosted), asking for it at refresh is asking for nothing: it is
+ *    dropped too, whether or not the authorization kept it (oidc-provider keeps it only with
+ *    prompt=consent).
  *
  * Both rewrite the form body oidc-provider then reads; every other request passes untouched.
  */
@@ -55,7 +58,10 @@ function replaceBody(req: IncomingMessage, params: URLSearchParams) {
   });
 }
 
-export function tokenRequests(profile: ProfileDefinition, scopes: ReadonlySet<string>, findClient: FindClient): Middleware {
+export function tokenRequests(profile: ProfileDefinition, supported: ReadonlySet<string>, findClient: FindClient): Middleware {
+  const scopes = profile.refreshTokensWithoutOfflineAccess
+    ? new Set([...supported].filter((scope) => scope !== 'offline_access'))
+    : supported;
   const token = routeKey(profile.routes.token);
   const authenticated = new Set([token, routeKey(profile.routes.introspection), routeKey(profile.routes.revocation)]);
   return (ctx, next) => {
