@@ -17,7 +17,7 @@ export const DEBIAN_PARTS = [
   },
   {
     name: 'go-oidc',
-    why: "Go with go-oidc and x/oauth2 for the go-oidc recipe (e2e/recipes/go-oidc.test.ts)",
+    why: 'Go with go-oidc and x/oauth2 for the go-oidc recipe (e2e/recipes/go-oidc.test.ts)',
     packages: ['golang-go', 'golang-github-coreos-go-oidc-dev', 'golang-golang-x-oauth2-dev'],
     commands: ['go'],
     paths: ['/usr/share/gocode/src/github.com/coreos/go-oidc', '/usr/share/gocode/src/golang.org/x/oauth2'],

@@ -107,7 +107,9 @@ describe.each(['self-hosted', 'hosted'] as const)('oidc-agent on the %s profile'
     expect(first.code, first.stderr).toBe(0);
     const accessToken = first.stdout.trim();
     const userinfo = (await (
-      await fetch(`${provider.url}${profile === 'hosted' ? '/userinfo' : '/me'}`, { headers: { authorization: `Bearer ${accessToken}` } })
+      await fetch(`${provider.url}${profile === 'hosted' ? '/userinfo' : '/me'}`, {
+        headers: { authorization: `Bearer ${accessToken}` },
+      })
     ).json()) as { sub?: string };
     expect(userinfo.sub).toBe(`eip155:1:${signer.address}`);
 

@@ -4,11 +4,13 @@
  * unsupported scopes (registration, authorization, refresh), the email scope, the
  * chain-independent subject (subject_chain) and back-channel logout to two clients of one session.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildApp, loadConfig } from '@signet/provider';
+import { runCli } from '@signet/provider/cli';
 import { CookieJar, request, startInteraction, startTestProvider, walletSignIn } from '@signet/testkit';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
@@ -328,6 +330,71 @@ describe('the email scope', () => {
       expect(optedIn.body.ens_email).toBe(true);
     } finally {
       await h.provider.stop();
+    }
+  });
+});
+
+describe('the email scope: the operator channels', () => {
+  it('signet clients add --synthetic-email-domain / --ens-email; a pairwise client cannot have a synthetic address', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signet-email-cli-'));
+    try {
+      const env = { STORAGE_URL: `sqlite:${join(dir, 'signet.db')}`, LOG_LEVEL: 'silent' };
+      const out: string[] = [];
+      expect(
+        await runCli(
+          [
+            'clients',
+            'add',
+            '--redirect-uri',
+            REDIRECT_URI,
+            '--synthetic-email-domain',
+            'wallet.example.com',
+            '--ens-email',
+            '--json',
+          ],
+          env,
+          (line) => out.push(line),
+        ),
+      ).toBe(0);
+      const { client_id } = JSON.parse(out.pop() as string) as { client_id: string };
+      const h = await harness(env);
+      try {
+        const { code, verifier, signer } = await h.signIn(client_id, { scope: 'openid email' });
+        const tokens = await h.token({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          code_verifier: verifier,
+          client_id,
+        });
+        // No ENS name here: the synthetic address.
+        expect(decodeJwt(tokens.body.id_token as string)).toMatchObject({
+          email: `${signer.address.toLowerCase()}@wallet.example.com`,
+          email_verified: false,
+        });
+      } finally {
+        await h.provider.stop();
+      }
+
+      const file = join(dir, 'clients.json');
+      writeFileSync(
+        file,
+        JSON.stringify([
+          {
+            client_id: 'p',
+            client_secret: 'a-secret-of-some-length',
+            redirect_uris: [REDIRECT_URI],
+            subject_type: 'pairwise',
+            synthetic_email_domain: 'wallet.example.com',
+          },
+        ]),
+      );
+      const config = loadConfig({ PROFILE: 'hosted', CLIENTS_FILE: file, STORAGE_URL: 'memory:', LOG_LEVEL: 'silent' });
+      await expect(buildApp(config, { keyRefreshMs: 0 })).rejects.toThrow(
+        /CLIENTS_FILE: entry 0 \(client_id p\): synthetic_email_domain names the address/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
