@@ -6,7 +6,7 @@
  * through the interaction contract, and the redirect lands at oidc-agent. Both profiles.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
@@ -16,6 +16,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireDebianPart } from '../../scripts/debian-parts.mjs';
 
 type Run = { code: number | null; stdout: string; stderr: string };
+
+/** The recipe's commands, from docs/recipes.md, split as a shell would split them. */
+function recipeCommands(): string[][] {
+  const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'recipes.md'), 'utf8');
+  const block = /<!-- recipe-command: oidc-agent -->\n```sh\n([\s\S]*?)\n```/.exec(doc)?.[1];
+  if (!block) throw new Error('docs/recipes.md has no oidc-agent command block');
+  return block
+    .split('\n')
+    .map((line) => [...line.replace(/^eval \$\((.*)\)$/, '$1').matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replaceAll('"', '')));
+}
+/** oidc-gen's non-interactive flags (print the URL, no prompts, the password from OIDC_ENCRYPTION_PW). */
+const HEADLESS = ['--no-url-call', '--prompt=none', '--pw-env', '--confirm-default'];
+
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve, reject) => {
@@ -46,11 +59,12 @@ describe.each(['self-hosted', 'hosted'] as const)('oidc-agent on the %s profile'
     mkdirSync(join(home, '.config'));
     const socket = join(home, 'agent.sock');
     env = { PATH: process.env.PATH, HOME: home, OIDC_SOCK: socket, OIDC_ENCRYPTION_PW: 'a-test-encryption-password' };
-    // Headless: no desktop to confirm ID-token requests (--always-allow-idtoken), in the foreground (-d).
-    agent = spawn('oidc-agent', ['-d', '--always-allow-idtoken', '-a', socket], { env, stdio: 'ignore' });
-    for (let i = 0; i < 50 && (await run('oidc-add', ['-l'], env)).code !== 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // The recipe's agent, in the foreground (-d) on a socket of this test's own.
+    const [agentCommand] = recipeCommands();
+    expect(agentCommand).toEqual(['oidc-agent', '--always-allow-idtoken']);
+    agent = spawn('oidc-agent', [...(agentCommand ?? []).slice(1), '-d', '-a', socket], { env, stdio: 'ignore' });
+    for (let i = 0; i < 100 && !existsSync(socket); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (!existsSync(socket)) throw new Error('oidc-agent did not open its socket');
   });
   afterAll(async () => {
     agent?.kill();
@@ -61,21 +75,16 @@ describe.each(['self-hosted', 'hosted'] as const)('oidc-agent on the %s profile'
   it('oidc-gen registers, the wallet signs in, oidc-token gets and renews tokens', async () => {
     const port = await freePort();
     // The recipe's command (docs/recipes.md), with this provider's issuer and a free port.
-    const gen = spawn(
-      'oidc-gen',
-      [
-        'signet',
-        `--issuer=${provider.issuer}`,
-        '--scope=openid profile offline_access',
-        '--flow=code',
-        `--redirect-uri=http://localhost:${port}`,
-        '--no-url-call',
-        '--prompt=none',
-        '--pw-env',
-        '--confirm-default',
-      ],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const [, genCommand = [], tokenCommand = []] = recipeCommands();
+    expect(genCommand[0]).toBe('oidc-gen');
+    expect(tokenCommand).toEqual(['oidc-token', 'signet']);
+    const args = genCommand
+      .slice(1)
+      .map((arg) =>
+        arg.startsWith('--issuer=') ? `--issuer=${provider.issuer}` : arg.replace('http://localhost:4242', `http://localhost:${port}`),
+      );
+    expect(args).toContain(`--redirect-uri=http://localhost:${port}`);
+    const gen = spawn('oidc-gen', [...args, ...HEADLESS], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     gen.stdout?.on('data', (chunk) => {
       output += chunk;
