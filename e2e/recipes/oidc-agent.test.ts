@@ -24,11 +24,12 @@ function recipeCommands(): string[][] {
   if (!block) throw new Error('docs/recipes.md has no oidc-agent command block');
   return block
     .split('\n')
-    .map((line) => [...line.replace(/^eval \$\((.*)\)$/, '$1').matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replaceAll('"', '')));
+    .map((line) =>
+      [...line.replace(/^eval \$\((.*)\)$/, '$1').matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replaceAll('"', '')),
+    );
 }
 /** oidc-gen's non-interactive flags (print the URL, no prompts, the password from OIDC_ENCRYPTION_PW). */
 const HEADLESS = ['--no-url-call', '--prompt=none', '--pw-env', '--confirm-default'];
-
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve, reject) => {
@@ -81,7 +82,9 @@ describe.each(['self-hosted', 'hosted'] as const)('oidc-agent on the %s profile'
     const args = genCommand
       .slice(1)
       .map((arg) =>
-        arg.startsWith('--issuer=') ? `--issuer=${provider.issuer}` : arg.replace('http://localhost:4242', `http://localhost:${port}`),
+        arg.startsWith('--issuer=')
+          ? `--issuer=${provider.issuer}`
+          : arg.replace('http://localhost:4242', `http://localhost:${port}`),
       );
     expect(args).toContain(`--redirect-uri=http://localhost:${port}`);
     const gen = spawn('oidc-gen', [...args, ...HEADLESS], { env, stdio: ['ignore', 'pipe', 'pipe'] });
