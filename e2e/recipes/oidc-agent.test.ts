@@ -14,6 +14,7 @@ import { decodeJwt } from 'jose';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireDebianPart } from '../../scripts/debian-parts.mjs';
+import { collectOutput } from '../processes.ts';
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
@@ -88,21 +89,15 @@ describe.each(['self-hosted', 'hosted'] as const)('oidc-agent on the %s profile'
       );
     expect(args).toContain(`--redirect-uri=http://localhost:${port}`);
     const gen = spawn('oidc-gen', [...args, ...HEADLESS], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    gen.stdout?.on('data', (chunk) => {
-      output += chunk;
-    });
-    gen.stderr?.on('data', (chunk) => {
-      output += chunk;
-    });
+    const output = collectOutput(gen);
     const exited = new Promise<number | null>((resolve) => gen.once('exit', resolve));
     const deadline = Date.now() + 20_000;
     let authorizationUrl: string | undefined;
     while (!authorizationUrl && Date.now() < deadline) {
-      authorizationUrl = /(http\S+\/auth(?:orize)?\?\S+)/.exec(output)?.[1];
+      authorizationUrl = /(http\S+\/auth(?:orize)?\?\S+)/.exec(output())?.[1];
       if (!authorizationUrl) await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(authorizationUrl, output).toBeTruthy();
+    expect(authorizationUrl, output()).toBeTruthy();
     const url = new URL(authorizationUrl as string);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
 
@@ -113,7 +108,7 @@ describe.each(['self-hosted', 'hosted'] as const)('oidc-agent on the %s profile'
     const landing = await fetch(callbackUrl);
     const landed = await landing.text();
     expect(landed).not.toMatch(/Code Exchange Failed|error occurred/i);
-    expect(await exited, output).toBe(0);
+    expect(await exited, output()).toBe(0);
 
     const first = await run('oidc-token', ['signet'], env);
     expect(first.code, first.stderr).toBe(0);

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { insecure, type TestProvider } from '@signet/testkit';
 import * as oidc from 'openid-client';
+import { collectOutput } from '../processes.ts';
 
 export type RelyingParty = { url: string; process: ChildProcess; output(): string; stop(): Promise<void> };
 
@@ -20,13 +21,7 @@ export async function startRelyingParty(
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
+  const output = collectOutput(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -37,14 +32,14 @@ export async function startRelyingParty(
     if (ready) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill();
-      throw new Error(`${command} did not start (exit ${child.exitCode}):\n${output}`);
+      throw new Error(`${command} did not start (exit ${child.exitCode}):\n${output()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
     url,
     process: child,
-    output: () => output,
+    output,
     async stop() {
       if (child.exitCode === null) child.kill();
       await exited;

@@ -54,6 +54,18 @@ async function harness(env: Record<string, string> = {}) {
     return { status: response.status, body: (await response.json()) as Record<string, string> };
   }
 
+  /** An authorization request of `clientId` to this provider (REDIRECT_URI, code flow). */
+  function authorizationUrl(clientId: string, params: Record<string, string>) {
+    const url = new URL(discovery.authorization_endpoint);
+    url.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      ...params,
+    }).toString();
+    return url;
+  }
+
   /** Authorization with PKCE, a wallet signature, and the code; `jar` keeps one provider session. */
   async function signIn(
     clientId: string,
@@ -72,25 +84,19 @@ async function harness(env: Record<string, string> = {}) {
     } = {},
   ) {
     const verifier = oidc.randomPKCECodeVerifier();
-    const url = new URL(discovery.authorization_endpoint);
-    for (const [key, value] of Object.entries({
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT_URI,
+    const url = authorizationUrl(clientId, {
       scope,
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       ...extra,
-    })) {
-      url.searchParams.set(key, value);
-    }
+    });
     const { callbackUrl, details } = await walletSignIn({ authorizationUrl: url, signer, chainId, jar });
     const code = callbackUrl.searchParams.get('code');
     if (!code) throw new Error(`no code: ${callbackUrl}`);
     return { code, verifier, details, signer, jar };
   }
 
-  return { provider, discovery, register, token, signIn };
+  return { provider, discovery, register, token, signIn, authorizationUrl };
 }
 
 describe('stock dynamic registration: oidc-agent registers without an auth method, then sends HTTP Basic with an empty secret', () => {
@@ -138,13 +144,7 @@ describe('stock dynamic registration: oidc-agent registers without an auth metho
 
   it('…and still needs PKCE: no code_challenge is refused at authorization, a wrong verifier at the token endpoint', async () => {
     const { body: client } = await h.register({});
-    const url = new URL(h.discovery.authorization_endpoint);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      response_type: 'code',
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid',
-    }).toString();
+    const url = h.authorizationUrl(client.client_id, { scope: 'openid' });
     const refused = await fetch(url, { redirect: 'manual' });
     const back = new URL(refused.headers.get('location') as string);
     expect(back.searchParams.get('error')).toBe('invalid_request');
@@ -401,17 +401,12 @@ describe('the email scope: the operator channels', () => {
 
 /** The wallet page's URL for a new authorization of `clientId` in `jar`'s session. */
 async function pageOf(h: Awaited<ReturnType<typeof harness>>, clientId: string, scope: string) {
-  const url = new URL(h.discovery.authorization_endpoint);
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT_URI,
+  return h.authorizationUrl(clientId, {
     scope,
     code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
     code_challenge_method: 'S256',
     prompt: 'login',
-  }).toString();
-  return url;
+  });
 }
 
 describe('the chain-independent subject (subject_chain)', () => {
@@ -488,15 +483,11 @@ describe('the chain-independent subject (subject_chain)', () => {
       { grant_type: 'authorization_code', code: first.code, redirect_uri: REDIRECT_URI, code_verifier: first.verifier },
       basic(any.client_id, any.client_secret as string),
     );
-    const url = new URL(h.discovery.authorization_endpoint);
-    url.search = new URLSearchParams({
-      client_id: any.client_id,
-      response_type: 'code',
-      redirect_uri: REDIRECT_URI,
+    const url = h.authorizationUrl(any.client_id, {
       scope: 'openid',
       prompt: 'none',
       id_token_hint: tokens.body.id_token as string,
-    }).toString();
+    });
     let location = new URL((await request(jar, url)).headers.get('location') as string, url);
     while (location.origin === new URL(h.provider.url).origin) {
       location = new URL((await request(jar, location)).headers.get('location') as string, location);
