@@ -54,6 +54,10 @@ async function harness(env: Record<string, string> = {}) {
     return { status: response.status, body: (await response.json()) as Record<string, string> };
   }
 
+  /** The code exchange of a public client (client_id in the body, PKCE). */
+  const exchange = (clientId: string, { code, verifier }: { code: string; verifier: string }) =>
+    token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: clientId });
+
   /** An authorization request of `clientId` to this provider (REDIRECT_URI, code flow). */
   function authorizationUrl(clientId: string, params: Record<string, string>) {
     const url = new URL(discovery.authorization_endpoint);
@@ -96,7 +100,7 @@ async function harness(env: Record<string, string> = {}) {
     return { code, verifier, details, signer, jar };
   }
 
-  return { provider, discovery, register, token, signIn, authorizationUrl };
+  return { provider, discovery, register, token, exchange, signIn, authorizationUrl };
 }
 
 describe('stock dynamic registration: oidc-agent registers without an auth method, then sends HTTP Basic with an empty secret', () => {
@@ -212,13 +216,7 @@ describe.each([
     });
     // oidc-provider keeps offline_access only with prompt=consent (and hosted needs neither).
     expect(details.scopes).toEqual(profile === 'self-hosted' ? kept.split(' ') : ['openid', 'profile']);
-    const tokens = await h.token({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      code_verifier: verifier,
-      client_id: client.client_id,
-    });
+    const tokens = await h.exchange(client.client_id, { code: code, verifier: verifier });
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     expect(tokens.body.scope?.split(' ')).not.toContain('made_up');
 
@@ -280,13 +278,7 @@ describe('the email scope', () => {
     try {
       const { code, verifier, details, signer, jar } = await h.signIn('grafana', { scope: 'openid profile email' });
       expect(details.email).toEqual({ ens: false, syntheticDomain: 'wallet.example.com' });
-      const tokens = await h.token({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        code_verifier: verifier,
-        client_id: 'grafana',
-      });
+      const tokens = await h.exchange('grafana', { code: code, verifier: verifier });
       const claims = decodeJwt(tokens.body.id_token as string);
       expect(claims.email).toBe(`${signer.address.toLowerCase()}@wallet.example.com`);
       expect(claims.email_verified).toBe(false);
@@ -304,13 +296,7 @@ describe('the email scope', () => {
       // A client that did not opt in gets no email, even with the scope.
       const plain = await h.signIn('plain', { scope: 'openid email' });
       expect(plain.details.email).toBeUndefined();
-      const plainTokens = await h.token({
-        grant_type: 'authorization_code',
-        code: plain.code,
-        redirect_uri: REDIRECT_URI,
-        code_verifier: plain.verifier,
-        client_id: 'plain',
-      });
+      const plainTokens = await h.exchange('plain', { code: plain.code, verifier: plain.verifier });
       expect(decodeJwt(plainTokens.body.id_token as string).email).toBeUndefined();
 
       for (const metadata of [
@@ -360,13 +346,7 @@ describe('the email scope: the operator channels', () => {
       const h = await harness(env);
       try {
         const { code, verifier, signer } = await h.signIn(client_id, { scope: 'openid email' });
-        const tokens = await h.token({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT_URI,
-          code_verifier: verifier,
-          client_id,
-        });
+        const tokens = await h.exchange(client_id, { code: code, verifier: verifier });
         // No ENS name here: the synthetic address.
         expect(decodeJwt(tokens.body.id_token as string)).toMatchObject({
           email: `${signer.address.toLowerCase()}@wallet.example.com`,
@@ -588,13 +568,7 @@ describe('back-channel logout', () => {
       const idTokens: Record<string, Record<string, unknown> & { raw: string }> = {};
       for (const client of [clientA, clientB]) {
         const { code, verifier } = await h.signIn(client.client_id, { signer, jar });
-        const tokens = await h.token({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT_URI,
-          code_verifier: verifier,
-          client_id: client.client_id,
-        });
+        const tokens = await h.exchange(client.client_id, { code: code, verifier: verifier });
         idTokens[client.client_id] = { ...decodeJwt(tokens.body.id_token as string), raw: tokens.body.id_token as string };
       }
       expect(idTokens[clientB.client_id]?.sub).toBe(`eip155:0:${signer.address}`);
