@@ -5,19 +5,25 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { delayedRpcSignIn } from './delayed-rpc.ts';
 import { flowBenchmark, scaleBenchmark } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
 import { type Section, toConsole, toMarkdown } from './report.ts';
 import { siweVerify } from './siwe-verify.ts';
+import { siwsVerify } from './siws-verify.ts';
+import { walletGas } from './wallet-gas.ts';
 
 const only = process.argv.slice(2);
 const all: Record<string, () => Promise<Section>> = {
   siweVerify,
+  siwsVerify,
   pageSize,
   processFootprint,
   gatedSignIn,
+  delayedRpcSignIn,
+  walletGas,
   flowBenchmark,
   scaleBenchmark,
 };

@@ -21,7 +21,8 @@ import type { Section } from './report.ts';
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const NOW = Date.parse('2025-01-01T00:05:00Z');
 
-export async function siweVerify(): Promise<Section> {
+/** The benchmark's Ethereum sign-in: its message, signature, and Signet's whole check of it (the Solana bench runs it too). */
+export async function ethereumSignIn() {
   const message = createSiweMessage({
     domain: 'login.example.com',
     address: account.address,
@@ -34,6 +35,19 @@ export async function siweVerify(): Promise<Section> {
     resources: ['https://rp.example.org/callback'],
   });
   const signature = await account.signMessage({ message });
+  const verify = async () => {
+    const result = await verifySiwe({
+      message,
+      signature,
+      expect: { domain: 'login.example.com', nonce: 'k8Xg2LqP0vTz7mNcR', time: NOW, resource: 'https://rp.example.org/callback' },
+    });
+    if (result.address !== account.address) throw new Error('signet: wrong address');
+  };
+  return { message, signature, verify };
+}
+
+export async function siweVerify(): Promise<Section> {
+  const { message, signature, verify: signet } = await ethereumSignIn();
   const expected = account.address.toLowerCase();
 
   // The floor: what any EOA verification must at least do.
@@ -64,15 +78,6 @@ export async function siweVerify(): Promise<Section> {
   };
   const floorWasm = floorWith('wasm');
   const floorNative = SECP256K1_BACKEND === 'native' ? floorWith('native') : undefined;
-
-  const signet = async () => {
-    const result = await verifySiwe({
-      message,
-      signature,
-      expect: { domain: 'login.example.com', nonce: 'k8Xg2LqP0vTz7mNcR', time: NOW, resource: 'https://rp.example.org/callback' },
-    });
-    if (result.address !== account.address) throw new Error('signet: wrong address');
-  };
 
   const spruce = async () => {
     const result = await new SiweMessage(message).verify(

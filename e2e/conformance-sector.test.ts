@@ -3,13 +3,12 @@
  * document must be served over https, so the provider runs as its own process trusting a
  * throw-away certificate (NODE_EXTRA_CA_CERTS, made here with openssl) for a loopback https server.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { walletSignIn } from '@signet/testkit';
+import { selfSignedCertificate, walletSignIn } from '@signet/testkit';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,30 +16,6 @@ import { freePort, type Replica, startReplica } from './processes.ts';
 
 const A = 'https://a.rp.example/cb';
 const B = 'https://b.rp.example/cb';
-
-function selfSignedCertificate(dir: string): { key: string; cert: string; certFile: string } {
-  const keyFile = join(dir, 'key.pem');
-  const certFile = join(dir, 'cert.pem');
-  try {
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'].concat([
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ]),
-      { stdio: 'pipe' },
-    );
-  } catch (error) {
-    throw new Error(`this test needs the openssl command (apt-get install -y openssl): ${(error as Error).message}`);
-  }
-  return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
-}
 
 describe('OP Dynamic: pairwise sector_identifier_uri (hosted profile, provider process)', () => {
   let dir: string;

@@ -6,7 +6,7 @@
  *  - a Redis server answering at REDIS_URL (default redis://127.0.0.1:6379): started if the
  *    binary exists, installed from Debian first if it does not (root only);
  *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only);
- *  - the openssl command (one test makes a throw-away https certificate): installed with apt;
+ *  - the openssl command (two tests make a throw-away https certificate): installed with apt;
  *  - the Debian relying parties some recipe tests run (oidc-agent, Go with go-oidc, Ruby with
  *    omniauth_openid_connect; scripts/debian-parts.mjs): installed with apt.
  *
@@ -99,7 +99,10 @@ function ensureChromium() {
 
 function ensureOpenssl() {
   if (!which('openssl'))
-    aptInstall(['openssl'], 'the openssl command (a throw-away https certificate in e2e/conformance-sector.test.ts)');
+    aptInstall(
+      ['openssl'],
+      'the openssl command (throw-away https certificates in e2e/conformance-sector.test.ts and e2e/ens-gateway-tls.test.ts)',
+    );
 }
 
 function ensureDebianParts() {

@@ -1,10 +1,12 @@
 /**
  * Accounts are Ethereum accounts on a chain: the account id (and the public `sub`) is the
  * CAIP-10 id `eip155:<chainId>:<EIP-55 address>`. What a sign-in learned (the signed message,
- * the ENS name and avatar) is kept per grant, so the claims of a token are those of the
+ * the ENS name, avatar and e-mail) is kept per grant, so the claims of a token are those of the
  * sign-in that produced it.
  */
+import type { SiweVerificationMethod } from '@signet/siwe';
 import { type Address, getAddress } from 'viem';
+import { isNormalized } from './onchain/names/primary.ts';
 import { type EmailSources, emailClaims } from './relying-party/email.ts';
 import type { Store } from './storage/index.ts';
 
@@ -14,10 +16,10 @@ export type SignInRecord = {
   chainId: number;
   message: string;
   signature: string;
-  method: 'eoa' | 'eip1271' | 'eip6492';
+  method: SiweVerificationMethod;
   ensName?: string;
   avatar?: string;
-  /** The ENS `email` text record of the name, when it has a plausible one (unverified). */
+  /** The ENS `email` text record of the name (self-asserted by the name's owner, not verified). */
   email?: string;
   signedInAt: number;
 };
@@ -55,10 +57,14 @@ export function claimsOf(
   { pairwise = false, email }: { pairwise?: boolean; email?: EmailSources } = {},
 ): { sub: string } & Record<string, string | boolean> {
   const parsed = parseAccountId(accountId);
-  const claims: { sub: string } & Record<string, string | boolean> = { sub: accountId, ...emailClaims(email, record) };
-  const username = record?.ensName ?? (pairwise ? undefined : parsed?.address);
+  // A name kept by an earlier version is held to today's rule: only a normalized name (and its
+  // email record only with it).
+  const ensName = record?.ensName && isNormalized(record.ensName) ? record.ensName : undefined;
+  const signIn = record && { address: record.address, email: ensName ? record.email : undefined };
+  const claims: { sub: string } & Record<string, string | boolean> = { sub: accountId, ...emailClaims(email, signIn) };
+  const username = ensName ?? (pairwise ? undefined : parsed?.address);
   if (username) claims.preferred_username = username;
-  if (record?.avatar) claims.picture = record.avatar;
+  if (ensName && record?.avatar) claims.picture = record.avatar;
   if (record && !pairwise) {
     claims.siwe_message = record.message;
     claims.siwe_signature = record.signature;

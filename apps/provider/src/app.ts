@@ -8,11 +8,9 @@ import { SettingsError } from '@signet/settings';
 import { createChainRegistry } from '@signet/siwe';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
-import { createAccessGate } from './access.ts';
 import { accessLog } from './access-log.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
-import { createEnsResolver } from './ens.ts';
 import { interactionRoutes } from './interaction/routes.ts';
 import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
 import { legalRoutes } from './legal.ts';
@@ -28,6 +26,8 @@ import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
 import { tokenRequests } from './middleware/token-requests.ts';
 import { createProvider } from './oidc.ts';
+import { createAccessGate } from './onchain/access.ts';
+import { createEnsResolver } from './onchain/names/index.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
 import { PROFILES, profileFor } from './profiles.ts';
@@ -87,13 +87,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ? { connectSources: WALLETCONNECT_SOURCES.connect, frameSources: WALLETCONNECT_SOURCES.frame }
       : {}),
   });
-  const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
+  const chains = createChainRegistry(config.rpcUrls, {
+    timeoutMs: config.rpcTimeoutMs,
+    signatureVerifiers: config.signatureVerifiers,
+  });
   const access = createAccessGate({ chains, timeoutMs: config.rpcTimeoutMs, cacheSeconds: config.accessCacheSeconds });
   const ens = createEnsResolver({
     rpcUrl: config.ens.rpcUrl,
     universalResolver: config.ens.universalResolver,
     cacheTtlSeconds: config.ens.cacheTtlSeconds,
     timeoutMs: config.ens.timeoutMs,
+    ccipRead: config.ens.ccipRead,
     store,
     logger,
     allowPrivate: config.allowPrivateFetch,

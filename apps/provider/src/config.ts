@@ -15,6 +15,7 @@ import {
   RPC_SETTING_NAMES,
   readRpcUrls,
   readSettings,
+  readSignatureVerifiers,
   SettingsError,
   secret,
   text,
@@ -87,6 +88,7 @@ const schema = {
   }),
   ENS_CACHE_TTL: int(0, 7 * 24 * 3600, 3600),
   ENS_TIMEOUT_MS: int(100, 60_000, 2000),
+  ENS_CCIP_READ: bool(true),
   RPC_TIMEOUT_MS: int(100, 60_000, 5000),
   ACCESS_CACHE_SECONDS: int(0, 3600, 60),
   CHAIN_IDS: chainIds(),
@@ -163,10 +165,19 @@ export type Config = {
   storage: { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string };
   storagePrefix: string;
   rpcUrls: Record<number, string>;
+  /** SIGNATURE_VERIFIERS: a deployed ERC-6492 verifier per chain (zkSync Era and Abstract built in). */
+  signatureVerifiers: Record<number, `0x${string}`>;
   rpcTimeoutMs: number;
   /** How long a met access condition is remembered per account and client (s; 0 = always ask). */
   accessCacheSeconds: number;
-  ens: { rpcUrl?: string; universalResolver?: `0x${string}`; cacheTtlSeconds: number; timeoutMs: number };
+  ens: {
+    rpcUrl?: string;
+    universalResolver?: `0x${string}`;
+    cacheTtlSeconds: number;
+    timeoutMs: number;
+    /** Follow EIP-3668 offchain lookups (CCIP-read gateways) for off-chain and L2 names. */
+    ccipRead: boolean;
+  };
   chainIds: number[];
   clockSkewSeconds: number;
   clientsFile?: string;
@@ -247,6 +258,7 @@ export function loadConfig(env: Env = process.env): Config {
     storage: s.STORAGE_URL,
     storagePrefix: s.STORAGE_PREFIX,
     rpcUrls,
+    signatureVerifiers: readSignatureVerifiers(env, rpcUrls),
     rpcTimeoutMs: s.RPC_TIMEOUT_MS,
     accessCacheSeconds: s.ACCESS_CACHE_SECONDS,
     ens: {
@@ -254,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
       universalResolver: s.ENS_UNIVERSAL_RESOLVER,
       cacheTtlSeconds: s.ENS_CACHE_TTL,
       timeoutMs: s.ENS_TIMEOUT_MS,
+      ccipRead: s.ENS_CCIP_READ,
     },
     chainIds: allowedChains,
     clockSkewSeconds: s.CLOCK_SKEW_SECONDS,

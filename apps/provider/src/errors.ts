@@ -5,7 +5,7 @@
  */
 import { isSiweError, type SiweErrorType, siweErrorStatus } from '@signet/siwe';
 import type { Context } from 'koa';
-import { AccessDeniedError, AccessRpcError } from './access.ts';
+import { AccessDeniedError, AccessRpcError } from './onchain/access.ts';
 import { StorageUnavailableError } from './storage/index.ts';
 
 export const ERROR_STATUS = {

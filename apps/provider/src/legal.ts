@@ -14,7 +14,7 @@ const defaultPrivacy = (config: Config): LegalText => ({
   format: 'text',
   content: `This sign-in service at ${config.domain} is operated by ${config.legal.operator}.
 
-When you sign in, the service receives the Ethereum address you sign with, the chain you sign on, the sign-in message and its signature. It looks up the ENS name and avatar of the address, if any.
+When you sign in, the service receives the Ethereum address you sign with, the chain you sign on, the sign-in message and its signature. It looks up the ENS name of the address for that chain, and the name's avatar and e-mail records, if any; for a name kept off-chain, this asks the gateways the name's resolver names (they see which name is looked up).
 
 It gives the websites you sign in to what they ask for and you approve by signing: your account identifier (chain and address, or a per-site identifier), your ENS name and avatar, and, if asked, the signed message.
 

@@ -6,13 +6,9 @@
  * answers a drawn initial when the logo cannot be had.
  */
 import { createHash } from 'node:crypto';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { get as httpGet, type IncomingMessage } from 'node:http';
-import { get as httpsGet } from 'node:https';
-import { isIP } from 'node:net';
 import type Router from '@koa/router';
 import { clientFields } from './clients.ts';
-import { isSpecialUseAddress } from './outbound.ts';
+import { contentTypeOf, fetchPublic } from './outbound.ts';
 import type { Services } from './services.ts';
 
 const MAX_BYTES = 256 * 1024;
@@ -31,70 +27,21 @@ const IMAGE_TYPES = new Set([
 
 type Logo = { type: string; body: Buffer };
 
-/** Fetches an image with the rules above; the DNS answer is checked before connecting (no rebinding window). */
-export function fetchImage(uri: string, allowPrivate: boolean): Promise<Logo> {
-  return new Promise((resolve, reject) => {
-    let url: URL;
-    try {
-      url = new URL(uri);
-    } catch {
-      reject(new Error('not a URL'));
-      return;
-    }
-    if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
-      reject(new Error('logo_uri must be https'));
-      return;
-    }
-    // An IP literal is connected to without a DNS lookup: check it here.
-    const literal = url.hostname.replace(/^\[|\]$/g, '');
-    if (!allowPrivate && isIP(literal) && isSpecialUseAddress(literal)) {
-      reject(new Error(`${url.hostname} is a private or special-use address`));
-      return;
-    }
-    const lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
-      dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-        if (error) return callback(error);
-        const blocked = !allowPrivate && addresses.some((a) => isSpecialUseAddress(a.address));
-        if (blocked) return callback(new Error(`${hostname} resolves to a private or special-use address`));
-        const first = addresses[0] as LookupAddress;
-        return (options as { all?: boolean }).all ? callback(null, addresses) : callback(null, first.address, first.family);
-      });
-    };
-    const get = url.protocol === 'https:' ? httpsGet : httpGet;
-    const request = get(
-      url,
-      { lookup: lookup as never, timeout: TIMEOUT_MS, headers: { accept: 'image/*', 'user-agent': 'Signet logo fetcher' } },
-      (response: IncomingMessage) => {
-        const type =
-          String(response.headers['content-type'] ?? '')
-            .split(';')[0]
-            ?.trim()
-            .toLowerCase() ?? '';
-        if (response.statusCode !== 200 || !IMAGE_TYPES.has(type)) {
-          response.resume();
-          reject(new Error(`logo answered ${response.statusCode} ${type || 'without a content-type'}`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_BYTES) {
-            request.destroy(new Error('logo is larger than 256 KB'));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('end', () => resolve({ type, body: Buffer.concat(chunks) }));
-        response.on('error', reject);
-      },
-    );
-    // `timeout` only bounds idleness; this bounds the whole fetch (a trickling server cannot hold it).
-    const deadline = setTimeout(() => request.destroy(new Error('logo fetch took longer than 3 s')), TIMEOUT_MS);
-    request.on('timeout', () => request.destroy(new Error('logo fetch timed out')));
-    request.on('close', () => clearTimeout(deadline));
-    request.on('error', reject);
+/** Fetches an image with the rules above (outbound.ts: the DNS answer is checked before connecting). */
+export async function fetchImage(uri: string, allowPrivate: boolean): Promise<Logo> {
+  const { contentType, body } = await fetchPublic(uri, {
+    allowPrivate,
+    maxBytes: MAX_BYTES,
+    timeoutMs: TIMEOUT_MS,
+    headers: { accept: 'image/*', 'user-agent': 'Signet logo fetcher' },
+    accept: (response) => {
+      const type = contentTypeOf(response);
+      return response.statusCode === 200 && IMAGE_TYPES.has(type)
+        ? undefined
+        : `logo answered ${response.statusCode} ${type || 'without a content-type'}`;
+    },
   });
+  return { type: contentType, body };
 }
 
 const ESCAPE: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };

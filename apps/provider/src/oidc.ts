@@ -6,13 +6,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
-import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './access.ts';
 import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
 import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
+import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './onchain/access.ts';
 import { publicUrlProblem } from './outbound.ts';
 import { profileFor } from './profiles.ts';
 import { backchannelLogoutUriProblem, logLogoutTokens } from './relying-party/backchannel.ts';
@@ -78,7 +78,11 @@ function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof ht
  *   no silent code (prompt=none: login_required); the person signs again, and the sign-in checks
  *   whoever signs. Right after a sign-in (which has just checked) and for ungated clients it costs nothing.
  */
-function signInPolicy(access: AccessGate | undefined, subjectOf: (accountId: string, client: object) => Promise<string>) {
+function signInPolicy(
+  access: AccessGate | undefined,
+  store: Store,
+  subjectOf: (accountId: string, client: object) => Promise<string>,
+) {
   const policy = interactionPolicy.base();
   const { Check } = interactionPolicy;
   const login = policy.get('login');
@@ -107,7 +111,9 @@ function signInPolicy(access: AccessGate | undefined, subjectOf: (accountId: str
       const holder = parseAccountId(accountId)?.address;
       if (!holder) return Check.REQUEST_PROMPT;
       try {
-        await access.enforce(oidc.client, accountId, holder);
+        // How the session's account signed in (its sign-in record for this client, if any).
+        const record = await loadSignIn(store, oidc.session?.grantIdFor(oidc.client.clientId));
+        await access.enforce(oidc.client, accountId, holder, record?.accountId === accountId ? record.method : undefined);
         return Check.NO_NEED_TO_PROMPT;
       } catch {
         // Not met, or the chain could not be asked: ask for a signature; the sign-in then
@@ -256,7 +262,7 @@ export function createProvider({
     },
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
-      policy: signInPolicy(access, clientSubject),
+      policy: signInPolicy(access, store, clientSubject),
     },
     discovery: {
       op_policy_uri: `${config.baseUrl}${LEGAL_PATHS.privacy}`,
@@ -329,7 +335,7 @@ export function createProvider({
         const holder = parseAccountId(accountId)?.address;
         try {
           if (!holder) throw new AccessDeniedError('the account is not an Ethereum account', []);
-          await access.enforce(ctx.oidc.client, accountId, holder);
+          await access.enforce(ctx.oidc.client, accountId, holder, (await loadSignIn(store, grantId))?.method);
         } catch (error) {
           if (error instanceof AccessRpcError) throw new TemporarilyUnavailable(`RPC_UNAVAILABLE: ${error.message}; try again`);
           if (!(error instanceof AccessDeniedError)) throw error;

@@ -1,12 +1,19 @@
 /**
  * The one rule for every request the provider makes to a URL someone else chose (client
- * logos, ENS avatars, client jwks_uri and sector_identifier_uri documents): never to a
- * loopback, private, link-local or other special-use address, named or resolved. The ranges
- * are IANA's special-purpose registries for IPv4 and IPv6, a superset of oidc-provider's own
- * list (lib/helpers/fetch_request.js), plus the ranges that embed an IPv4 address (mapped,
- * translated, compatible, NAT64, 6to4, Teredo), which are refused whole.
+ * logos, ENS avatars, CCIP-read gateways, client jwks_uri and sector_identifier_uri
+ * documents): never to a loopback, private, link-local or other special-use address, named or
+ * resolved. The ranges are IANA's special-purpose registries for IPv4 and IPv6, a superset of
+ * oidc-provider's own list (lib/helpers/fetch_request.js), plus the ranges that embed an IPv4
+ * address (mapped, translated, compatible, NAT64, 6to4, Teredo), which are refused whole.
+ *
+ * `fetchPublic` is the one fetch that applies it (logos, CCIP-read gateways): https only, the
+ * DNS answer checked in the connection's own lookup (no rebinding window), no redirects (any
+ * 3xx is a failed call), a byte cap counted on what arrives, one deadline for the whole
+ * exchange, and TLS through Node's trust store (NODE_EXTRA_CA_CERTS adds a CA).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
 
 const SPECIAL_V4 = new BlockList();
@@ -101,4 +108,125 @@ export async function publicUrlProblem(
     return `${url.hostname} resolves to a private or special-use address`;
   }
   return undefined;
+}
+
+export type PublicFetchOptions = {
+  /** ALLOW_PRIVATE_FETCH: http, and loopback and private addresses, are allowed (development). */
+  allowPrivate: boolean;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** The most bytes of the answer read (counted as they arrive, whatever Content-Length says). */
+  maxBytes: number;
+  /** One deadline for the whole exchange: connection, headers and body. */
+  timeoutMs: number;
+  /** Ends the exchange early (an overall budget the caller keeps). */
+  signal?: AbortSignal;
+  /** Decides from the status and headers whether the answer is wanted: a reason refuses it unread. */
+  accept?: (response: IncomingMessage) => string | undefined;
+};
+
+export type PublicFetchResult = { status: number; contentType: string; body: Buffer };
+
+/** Why a fetch gave up: `status` when the server answered one that was refused. */
+export class PublicFetchError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'PublicFetchError';
+  }
+}
+
+/** The media type of an answer, lowercase, without parameters ("" when none). */
+export const contentTypeOf = (response: IncomingMessage) =>
+  String(response.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase() ?? '';
+
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
+/** Fetches a URL someone else chose, with the rules above. */
+export function fetchPublic(uri: string, options: PublicFetchOptions): Promise<PublicFetchResult> {
+  const { allowPrivate, maxBytes, timeoutMs, signal } = options;
+  return new Promise((resolve, reject) => {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      reject(new PublicFetchError('not a URL'));
+      return;
+    }
+    if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+      reject(new PublicFetchError('not an https URL'));
+      return;
+    }
+    if (url.username || url.password) {
+      reject(new PublicFetchError('has credentials'));
+      return;
+    }
+    // An IP literal is connected to without a DNS lookup: check it here.
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    if (!allowPrivate && isIP(literal) && isSpecialUseAddress(literal)) {
+      reject(new PublicFetchError(`${url.hostname} is a private or special-use address`));
+      return;
+    }
+    if (signal?.aborted) {
+      reject(new PublicFetchError('abandoned'));
+      return;
+    }
+    const lookup = (hostname: string, lookupOptions: object, callback: (...args: unknown[]) => void) => {
+      dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+        if (error) return callback(error);
+        const blocked = !allowPrivate && addresses.some((a) => isSpecialUseAddress(a.address));
+        if (blocked) return callback(new PublicFetchError(`${hostname} resolves to a private or special-use address`));
+        const first = addresses[0] as LookupAddress;
+        return (lookupOptions as { all?: boolean }).all ? callback(null, addresses) : callback(null, first.address, first.family);
+      });
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    let request: ClientRequest;
+    const fail = (error: Error) => request.destroy(error);
+    request = send(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, lookup: lookup as never, timeout: timeoutMs },
+      (response: IncomingMessage) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          fail(new PublicFetchError(`answered ${status} (redirects are not followed)`, status));
+          return;
+        }
+        const refused = options.accept?.(response);
+        if (refused) {
+          fail(new PublicFetchError(refused, status));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            fail(new PublicFetchError(`answer is larger than ${Math.round(maxBytes / 1024)} KB`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ status, contentType: contentTypeOf(response), body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      },
+    );
+    // `timeout` only bounds idleness; this bounds the whole exchange (a trickling server cannot hold it).
+    const deadline = setTimeout(() => fail(new PublicFetchError(`took longer than ${seconds(timeoutMs)}`)), timeoutMs);
+    const abandon = () => fail(new PublicFetchError('abandoned'));
+    signal?.addEventListener('abort', abandon, { once: true });
+    request.on('timeout', () => fail(new PublicFetchError('timed out')));
+    request.on('close', () => {
+      clearTimeout(deadline);
+      signal?.removeEventListener('abort', abandon);
+    });
+    request.on('error', reject);
+    request.end(options.body);
+  });
 }

@@ -1,11 +1,11 @@
 import type { ChainRegistry } from '@signet/siwe';
 import type { Provider } from 'oidc-provider';
-import type { AccessGate } from './access.ts';
 import type { Config } from './config.ts';
-import type { EnsResolver } from './ens.ts';
 import type { RateLimits } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import type { AccessGate } from './onchain/access.ts';
+import type { EnsResolver } from './onchain/names/index.ts';
 import type { Security } from './security.ts';
 import type { WebAssets } from './static.ts';
 import type { Store } from './storage/index.ts';

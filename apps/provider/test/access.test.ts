@@ -21,7 +21,7 @@ import * as oidc from 'openid-client';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ACCESS_CONDITIONS } from '../src/access.ts';
+import { MAX_ACCESS_CONDITIONS } from '../src/onchain/access.ts';
 
 type Conditions = { match: 'all' | 'any'; conditions: Record<string, unknown>[] };
 

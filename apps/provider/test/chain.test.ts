@@ -115,7 +115,7 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
 
   it('ENS email: the text record of the primary name, unverified, only to a client registered with ens_email', async () => {
     const dana = privateKeyToAccount(generatePrivateKey());
-    await chain.setEnsName(dana.address, 'dana.eth', { email: 'dana@example.org' });
+    await chain.setEnsName(dana.address, 'dana.eth', { texts: { email: 'dana@example.org' } });
     const optedIn = await registerPublicClient(provider.url, { ens_email: true } as never);
     const { idToken, userinfo } = await signInAndGetClaims({ signer: dana }, 'openid profile email', optedIn);
     expect(idToken).toMatchObject({ preferred_username: 'dana.eth', email: 'dana@example.org', email_verified: false });
@@ -124,7 +124,7 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
     expect(other.idToken).not.toHaveProperty('email');
 
     const junk = privateKeyToAccount(generatePrivateKey());
-    await chain.setEnsName(junk.address, 'junk.eth', { email: 'not an address' });
+    await chain.setEnsName(junk.address, 'junk.eth', { texts: { email: 'not an address' } });
     const noEmail = await signInAndGetClaims({ signer: junk }, 'openid email', optedIn);
     expect(noEmail.idToken).not.toHaveProperty('email');
   });

@@ -61,7 +61,7 @@ type Envelope = { success: false; error: { message: string; details?: unknown; s
 export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}) {
   const now = options.now ?? Date.now;
   const nonces = options.nonces ?? createMemoryNonceStore();
-  const chains = options.chains ?? createChainRegistry(config.rpcUrls);
+  const chains = options.chains ?? createChainRegistry(config.rpcUrls, { signatureVerifiers: config.signatureVerifiers });
   const development = config.environment === 'development';
   const tokens = createTokens({ secret: config.tokenSecret, now });
   const app = new Hono();

@@ -1,6 +1,18 @@
 /** Application B's settings, read and validated once at start. */
 import { randomBytes } from 'node:crypto';
-import { bool, chainIds, type Env, int, oneOf, readRpcUrls, readSettings, SettingsError, secret, text } from '@signet/settings';
+import {
+  bool,
+  chainIds,
+  type Env,
+  int,
+  oneOf,
+  readRpcUrls,
+  readSettings,
+  readSignatureVerifiers,
+  SettingsError,
+  secret,
+  text,
+} from '@signet/settings';
 
 export { SettingsError };
 
@@ -12,6 +24,8 @@ export type JsonApiConfig = {
   /** Origins allowed by CORS: FRONTEND_DOMAIN's only. */
   frontendOrigins: string[];
   rpcUrls: Record<number, string>;
+  /** SIGNATURE_VERIFIERS: a deployed ERC-6492 verifier per chain (zkSync Era and Abstract built in). */
+  signatureVerifiers: Record<number, `0x${string}`>;
   /** Chains a message may name (CHAIN_IDS; default 1 and the chains of RPC_URLS). */
   chainIds: number[];
   /** Signs the access tokens /auth/verify returns (TOKEN_SECRET; generated per process outside production). */
@@ -76,6 +90,7 @@ export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
     tokenSecret: s.TOKEN_SECRET ?? randomBytes(32).toString('base64url'),
     frontendOrigins,
     rpcUrls,
+    signatureVerifiers: readSignatureVerifiers(env, rpcUrls),
     redisUrl: s.REDIS_URL,
     trustProxy: s.TRUST_PROXY,
   };

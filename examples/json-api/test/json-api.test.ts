@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createSiweMessage } from '@signet/siwe';
+import { realWallets, startTestchain } from '@signet/testchain';
 import { Hono } from 'hono';
+import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -442,5 +444,65 @@ describe('application B: hostile input and the checks the review asked for', () 
 
   it('production needs TOKEN_SECRET', () => {
     expect(() => loadJsonApiConfig({ NODE_ENV: 'production', FRONTEND_DOMAIN: 'app.example.com' })).toThrow(/^TOKEN_SECRET:/);
+  });
+});
+
+describe('application B: real third-party wallets (Safe, EIP-7702, a deployed verifier, a hostile wallet)', () => {
+  it('a Safe signed on chain (0x), ERC-8010, EIP-6492 through SIGNATURE_VERIFIERS, and a gas burner refused in words', async () => {
+    const chain = await startTestchain({ chainId: 1, ens: false });
+    try {
+      const wallets = await realWallets(chain);
+      const verifier = await wallets.deployVerifier();
+      const now = Date.now();
+      // No registry handed in: the API builds its own from its settings, SIGNATURE_VERIFIERS included.
+      const b = api({ ETH_RPC_URL: chain.url, SIGNATURE_VERIFIERS: `1=${verifier}` }, { now: () => now });
+      const verify = async (address: `0x${string}`, sign: (message: string) => Promise<Hex>) => {
+        const { nonce } = (await (await b.app.request('/auth/nonce')).json()) as { nonce: string };
+        const message = createSiweMessage({
+          domain: 'localhost:3003',
+          address,
+          uri: 'http://localhost:3003',
+          chainId: 1,
+          nonce,
+          issuedAt: new Date(now),
+          expirationTime: new Date(now + minutes(10)),
+        });
+        const response = await post(b.app, '/auth/verify', { message, signature: await sign(message) });
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      const [a, c] = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
+
+      const safe = await wallets.safe.deploy([a.address, c.address], 2, 401n);
+      const onChain = await verify(safe, async (message) => {
+        await wallets.safe.signOnChain(safe, message, [a, c]);
+        return '0x';
+      });
+      expect(onChain.status).toBe(200);
+      expect(onChain.body.user).toMatchObject({ address: safe, chainId: 1 });
+
+      const eoa = privateKeyToAccount(generatePrivateKey());
+      expect((await verify(eoa.address, (m) => wallets.eip7702.signWithAuthorization(eoa, m))).status).toBe(200);
+
+      const cf = await wallets.safe.counterfactual([a.address, c.address], 2, 402n);
+      const before = chain.node.requestCount;
+      expect(
+        (await verify(cf.address, async (m) => chain.wrap6492(await wallets.safe.sign(cf.address, m, [a, c]), cf))).status,
+      ).toBe(200);
+      const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
+      expect(calls.map((r) => (r.params[0] as { to?: string }).to?.toLowerCase())).toEqual([verifier.toLowerCase()]);
+
+      const burner = await wallets.gasBurningWallet();
+      const hostile = await verify(burner, async () => '0x1234');
+      expect(hostile.status).toBe(401);
+      expect(hostile.body.error).toMatchObject({
+        message: 'Invalid signature',
+        details: {
+          type: 'INVALID_SIGNATURE',
+          message: `the contract wallet ${burner} ran out of gas (the cap is 2000000 per check) on chain 1: not accepted`,
+        },
+      });
+    } finally {
+      await chain.stop();
+    }
   });
 });

@@ -65,7 +65,7 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
   const expectedDomain = (host: string | undefined) =>
     config.expectedDomain ?? (host && LOOPBACK_HOST.test(host) ? host.toLowerCase() : `localhost:${config.port}`);
   const now = options.now ?? Date.now;
-  const chains = options.chains ?? createChainRegistry(config.rpcUrls);
+  const chains = options.chains ?? createChainRegistry(config.rpcUrls, { signatureVerifiers: config.signatureVerifiers });
   const records =
     options.records ?? (config.redisUrl ? createRedisSessionRecords(config.redisUrl) : createMemorySessionRecords(now));
   const app = new Hono<{ Variables: { session: IronSession<SessionData> } }>();

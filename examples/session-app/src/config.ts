@@ -1,5 +1,17 @@
 /** Application A's settings, read and validated once at start. */
-import { bool, chainIds, type Env, int, oneOf, readRpcUrls, readSettings, SettingsError, secret, text } from '@signet/settings';
+import {
+  bool,
+  chainIds,
+  type Env,
+  int,
+  oneOf,
+  readRpcUrls,
+  readSettings,
+  readSignatureVerifiers,
+  SettingsError,
+  secret,
+  text,
+} from '@signet/settings';
 
 export { SettingsError };
 
@@ -16,6 +28,8 @@ export type SessionAppConfig = {
   /** Keep issued nonces and ended sessions in this Redis (several instances); memory otherwise. */
   redisUrl?: string;
   rpcUrls: Record<number, string>;
+  /** SIGNATURE_VERIFIERS: a deployed ERC-6492 verifier per chain (zkSync Era and Abstract built in). */
+  signatureVerifiers: Record<number, `0x${string}`>;
   production: boolean;
   trustProxy: boolean;
   /** Requests per client address: nonces per minute, verifications per 15 minutes. */
@@ -51,6 +65,7 @@ export function loadSessionAppConfig(env: Env = process.env): SessionAppConfig {
     sessionSecret: s.SESSION_SECRET as string,
     expectedDomain: s.EXPECTED_DOMAIN,
     rpcUrls,
+    signatureVerifiers: readSignatureVerifiers(env, rpcUrls),
     chainIds: s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])],
     redisUrl: s.REDIS_URL,
     production: s.NODE_ENV === 'production',

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createChainRegistry, createSiweMessage } from '@signet/siwe';
-import { startTestchain, type Testchain } from '@signet/testchain';
+import { realWallets, startTestchain, type Testchain } from '@signet/testchain';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSessionApp, loadSessionAppConfig } from '../src/index.ts';
@@ -339,6 +339,56 @@ describe('application A: contract wallets on a real local chain', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('application A: real third-party wallets (Safe, EIP-7702, a deployed verifier, a hostile wallet)', () => {
+  let chain: Testchain;
+  beforeAll(async () => {
+    chain = await startTestchain({ chainId: 1, ens: false });
+  });
+  afterAll(() => chain?.stop());
+
+  it('a Safe signed on chain (0x), ERC-8010, EIP-6492 through SIGNATURE_VERIFIERS, and a gas burner refused in words', async () => {
+    const wallets = await realWallets(chain);
+    const verifier = await wallets.deployVerifier();
+    // No registry handed in: the app builds its own from its settings, SIGNATURE_VERIFIERS included.
+    const app = buildSessionApp(config({ ETH_RPC_URL: chain.url, EXPECTED_DOMAIN: HOST, SIGNATURE_VERIFIERS: `1=${verifier}` }));
+    const verify = async (address: `0x${string}`, sign: (message: string) => Promise<`0x${string}`>) => {
+      const { call } = browser(app);
+      const { nonce } = await (await call('GET', '/api/nonce')).json();
+      const message = messageFor(address, nonce, { issuedAt: new Date(), expirationTime: new Date(Date.now() + 60_000) });
+      const response = await call('POST', '/api/verify', { message, signature: await sign(message) });
+      return { status: response.status, body: await response.json() };
+    };
+    const [a, b] = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
+
+    const safe = await wallets.safe.deploy([a.address, b.address], 2, 301n);
+    const onChain = await verify(safe, async (message) => {
+      await wallets.safe.signOnChain(safe, message, [a, b]);
+      return '0x';
+    });
+    expect(onChain).toEqual({ status: 200, body: { address: safe, chainId: 1 } });
+
+    const eoa = privateKeyToAccount(generatePrivateKey());
+    expect((await verify(eoa.address, (m) => wallets.eip7702.signWithAuthorization(eoa, m))).status).toBe(200);
+
+    const cf = await wallets.safe.counterfactual([a.address, b.address], 2, 302n);
+    const before = chain.node.requestCount;
+    const counterfactual = await verify(cf.address, async (m) =>
+      chain.wrap6492(await wallets.safe.sign(cf.address, m, [a, b]), cf),
+    );
+    expect(counterfactual.status).toBe(200);
+    const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
+    expect(calls.map((r) => (r.params[0] as { to?: string }).to?.toLowerCase())).toEqual([verifier.toLowerCase()]);
+
+    const burner = await wallets.gasBurningWallet();
+    const hostile = await verify(burner, async () => '0x1234');
+    expect(hostile.status).toBe(401);
+    expect(hostile.body.error).toEqual({
+      type: 'INVALID_SIGNATURE',
+      message: `the contract wallet ${burner} ran out of gas (the cap is 2000000 per check) on chain 1: not accepted`,
+    });
   });
 });
 

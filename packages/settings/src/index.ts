@@ -145,7 +145,7 @@ export const rpcUrlList = () =>
   });
 
 /** The settings every app reads for its RPC nodes: `ETH_RPC_URL` (chain 1) and `RPC_URLS` (more chains). */
-export const RPC_SETTING_NAMES = ['ETH_RPC_URL', 'RPC_URLS'] as const;
+export const RPC_SETTING_NAMES = ['ETH_RPC_URL', 'RPC_URLS', 'SIGNATURE_VERIFIERS'] as const;
 
 /** chainId → RPC URL from `ETH_RPC_URL` and `RPC_URLS`; throws SettingsError naming the variable. */
 export function readRpcUrls(env: Env): Record<number, string> {
@@ -168,6 +168,47 @@ export function readRpcUrls(env: Env): Record<number, string> {
     urls[1] = s.ETH_RPC_URL;
   }
   return urls;
+}
+
+/**
+ * `SIGNATURE_VERIFIERS`: comma-separated `<chainId>=<contract address>` entries → `{ chainId:
+ * address }`: a deployed ERC-6492 verifier per chain, for chains where a deployless `eth_call`
+ * cannot run (zkSync Era and Abstract have theirs built in). Each chain once, and only chains
+ * with an RPC node (`rpcUrls`).
+ */
+export function readSignatureVerifiers(env: Env, rpcUrls: Readonly<Record<number, string>>): Record<number, `0x${string}`> {
+  const s = readSettings(
+    {
+      SIGNATURE_VERIFIERS: text().transform((value, ctx) => {
+        const verifiers: Record<number, `0x${string}`> = {};
+        for (const entry of (value ?? '').split(',')) {
+          const trimmed = entry.trim();
+          if (trimmed === '') continue;
+          const match = /^([1-9][0-9]*)\s*=\s*(0x[0-9a-fA-F]{40})$/.exec(trimmed);
+          if (!match) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `entry ${JSON.stringify(trimmed)} must look like <chainId>=<0x contract address>`,
+            });
+            return z.NEVER;
+          }
+          const chainId = Number(match[1]);
+          if (chainId in verifiers) {
+            ctx.addIssue({ code: 'custom', message: `sets chain ${chainId} again (each chain once)` });
+            return z.NEVER;
+          }
+          if (!(chainId in rpcUrls)) {
+            ctx.addIssue({ code: 'custom', message: `chain ${chainId} has no RPC node (ETH_RPC_URL / RPC_URLS)` });
+            return z.NEVER;
+          }
+          verifiers[chainId] = match[2] as `0x${string}`;
+        }
+        return verifiers;
+      }),
+    },
+    env,
+  );
+  return s.SIGNATURE_VERIFIERS;
 }
 
 /**

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { bool, httpUrl, int, list, oneOf, readRpcUrls, readSettings, SettingsError, secret, textOr } from './index.ts';
+import {
+  bool,
+  httpUrl,
+  int,
+  list,
+  oneOf,
+  readRpcUrls,
+  readSettings,
+  readSignatureVerifiers,
+  SettingsError,
+  secret,
+  textOr,
+} from './index.ts';
 
 const shape = {
   PORT: int(1, 65535, 3000),
@@ -69,5 +81,29 @@ describe('readRpcUrls (ETH_RPC_URL and RPC_URLS)', () => {
   ])('refuses %j, naming the variable', (settings, message) => {
     expect(() => readRpcUrls(settings)).toThrow(message);
     expect(() => readRpcUrls(settings)).toThrow(SettingsError);
+  });
+});
+
+describe('readSignatureVerifiers (SIGNATURE_VERIFIERS)', () => {
+  const rpcUrls = { 324: 'https://era.example', 10: 'https://op.example' };
+  const verifier = '0xfB688330379976DA81eB64Fe4BF50d7401763B9C';
+
+  it('reads <chainId>=<address> entries for chains with an RPC node; empty when unset', () => {
+    expect(readSignatureVerifiers({ SIGNATURE_VERIFIERS: `324=${verifier}, 10 = ${verifier.toLowerCase()}` }, rpcUrls)).toEqual({
+      324: verifier,
+      10: verifier.toLowerCase(),
+    });
+    expect(readSignatureVerifiers({}, rpcUrls)).toEqual({});
+  });
+
+  it.each([
+    [`324`, /^SIGNATURE_VERIFIERS: entry "324" must look like <chainId>=<0x contract address>/],
+    [`324=0x1234`, /^SIGNATURE_VERIFIERS: entry "324=0x1234"/],
+    [`era=${verifier}`, /^SIGNATURE_VERIFIERS: entry "era=/],
+    [`324=${verifier},324=${verifier}`, /^SIGNATURE_VERIFIERS: sets chain 324 again/],
+    [`137=${verifier}`, /^SIGNATURE_VERIFIERS: chain 137 has no RPC node \(ETH_RPC_URL \/ RPC_URLS\)/],
+  ])('refuses %s, naming the variable', (value, message) => {
+    expect(() => readSignatureVerifiers({ SIGNATURE_VERIFIERS: value }, rpcUrls)).toThrow(message);
+    expect(() => readSignatureVerifiers({ SIGNATURE_VERIFIERS: value }, rpcUrls)).toThrow(SettingsError);
   });
 });

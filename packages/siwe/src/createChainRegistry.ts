@@ -1,4 +1,5 @@
-import { createPublicClient, defineChain, http, type PublicClient } from 'viem';
+import { type Address, createPublicClient, defineChain, http, type PublicClient } from 'viem';
+import { KNOWN_CHAINS, KNOWN_SIGNATURE_VERIFIERS } from './knownChains.ts';
 
 /** chainId → a JSON-RPC client for that chain. Shared by every app that verifies messages. */
 export type ChainRegistry = {
@@ -11,6 +12,13 @@ export type ChainRegistryOptions = {
   timeoutMs?: number;
   /** Retries after a failed request (default 1). */
   retryCount?: number;
+  /**
+   * chainId → address of a deployed ERC-6492 verifier (`isValidSig`), used instead of a
+   * deployless `eth_call` for wallets that are not deployed yet. Added to (and overriding) the
+   * known ones: zkSync Era (324), Abstract (2741) and their testnets, where a deployless call
+   * cannot run.
+   */
+  signatureVerifiers?: Readonly<Record<number, Address>>;
 };
 
 /** Builds one client per chain; no network traffic until a client is used. */
@@ -18,14 +26,21 @@ export function createChainRegistry(
   rpcUrls: Readonly<Record<number, string>>,
   options: ChainRegistryOptions = {},
 ): ChainRegistry {
+  const verifiers = { ...KNOWN_SIGNATURE_VERIFIERS, ...options.signatureVerifiers };
   const clients = new Map<number, PublicClient>();
   for (const [key, url] of Object.entries(rpcUrls)) {
     const chainId = Number(key);
+    const verifier = verifiers[chainId];
+    const multicall3 = KNOWN_CHAINS[chainId]?.multicall3;
     const chain = defineChain({
       id: chainId,
       name: `chain ${chainId}`,
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       rpcUrls: { default: { http: [url] } },
+      contracts: {
+        ...(verifier ? { erc6492Verifier: { address: verifier } } : {}),
+        ...(multicall3 ? { multicall3: { address: multicall3 } } : {}),
+      },
     });
     clients.set(
       chainId,

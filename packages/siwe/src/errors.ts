@@ -1,3 +1,5 @@
+import { SignInError, type SignInErrorOptions } from './signInError.ts';
+
 /**
  * Every way a sign-in message can fail, as a stable string. Callers switch on `type`, never
  * on message text. New types may be added; existing ones are never renamed.
@@ -73,31 +75,10 @@ export type SiweField =
   | 'resources'
   | 'signature';
 
-export type SiweErrorOptions = {
-  field?: SiweField;
-  /** 1-based line of the message text the error is about (parse errors). */
-  line?: number;
-  expected?: unknown;
-  received?: unknown;
-  cause?: unknown;
-};
+export type SiweErrorOptions = SignInErrorOptions<SiweField>;
 
-export class SiweError extends Error {
+export class SiweError extends SignInError<SiweErrorType, SiweField> {
   override readonly name = 'SiweError';
-  readonly type: SiweErrorType;
-  readonly field?: SiweField;
-  readonly line?: number;
-  readonly expected?: unknown;
-  readonly received?: unknown;
-
-  constructor(type: SiweErrorType, message: string, options: SiweErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.type = type;
-    this.field = options.field;
-    this.line = options.line;
-    this.expected = options.expected;
-    this.received = options.received;
-  }
 }
 
 export function isSiweError(error: unknown, type?: SiweErrorType): error is SiweError {

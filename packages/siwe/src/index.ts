@@ -1,4 +1,10 @@
 export { MAX_SIWE_MESSAGE_LENGTH } from './constants.ts';
+export {
+  CONTRACT_WALLET_GAS_CAP,
+  type ContractWalletMethod,
+  classifyCallError,
+  ETH_CALL_GAS_CAP,
+} from './contractWallets.ts';
 export { type ChainRegistry, type ChainRegistryOptions, createChainRegistry } from './createChainRegistry.ts';
 export { type CreateSiweMessageParameters, createSiweMessage } from './createSiweMessage.ts';
 export {
@@ -12,6 +18,7 @@ export {
 } from './errors.ts';
 export { generateNonce } from './generateNonce.ts';
 export { isSiweUri } from './grammar.ts';
+export { CHAINS_WITHOUT_DEPLOYLESS_CALLS, KNOWN_SIGNATURE_VERIFIERS } from './knownChains.ts';
 export { parseSiweMessage } from './parseSiweMessage.ts';
 export {
   personalSignHash,
@@ -19,6 +26,7 @@ export {
   SECP256K1_BACKEND,
   secp256k1Recover,
 } from './recoverPersonalSignAddress.ts';
+export { SignInError } from './signInError.ts';
 export { siweTime } from './siweTime.ts';
 export type { SiweMessage } from './types.ts';
 export {
@@ -30,7 +38,6 @@ export {
 } from './validateSiweMessage.ts';
 export { type VerifySiweParameters, verifySiwe } from './verifySiwe.ts';
 export {
-  CONTRACT_WALLET_GAS_CAP,
   isEoaSignatureOf,
   type SiweVerificationClient,
   type SiweVerificationMethod,

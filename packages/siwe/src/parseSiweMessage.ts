@@ -1,8 +1,9 @@
 import type { Address } from 'viem';
-import { MAX_SIWE_MESSAGE_LENGTH, PREAMBLE_SUFFIX } from './constants.ts';
+import { PREAMBLE_SUFFIX } from './constants.ts';
 import { SiweError, type SiweField } from './errors.ts';
 import { FIELD_CHECKS } from './fields.ts';
 import { CHAIN_ID_RE } from './grammar.ts';
+import { messageLines } from './messageLines.ts';
 import type { SiweMessage } from './types.ts';
 
 type Tagged = { label: string; field: SiweField };
@@ -32,16 +33,7 @@ function show(line: string | undefined): string {
  * whose `type` names the failed rule and whose `line`/`field` point at the offending part.
  */
 export function parseSiweMessage(text: string): SiweMessage {
-  if (typeof text !== 'string') {
-    throw new SiweError('UNABLE_TO_PARSE', 'message must be a string', { field: 'message' });
-  }
-  // Checked first: no work at all (and no deep recursion in the grammar's patterns) for huge input.
-  if (text.length > MAX_SIWE_MESSAGE_LENGTH) {
-    throw new SiweError('UNABLE_TO_PARSE', `the message is longer than ${MAX_SIWE_MESSAGE_LENGTH} characters`, {
-      field: 'message',
-    });
-  }
-  const lines = text.split('\n');
+  const lines = messageLines(text, SiweError);
   let index = 0;
 
   const fail = (type: ConstructorParameters<typeof SiweError>[0], message: string, field: SiweField, received?: unknown) =>
@@ -69,11 +61,6 @@ export function parseSiweMessage(text: string): SiweMessage {
   };
 
   // Line 1: [scheme "://"] domain " wants you to sign in with your Ethereum account:"
-  const withCr = lines.findIndex((line) => line.includes('\r'));
-  if (withCr !== -1) {
-    index = withCr;
-    throw fail('UNABLE_TO_PARSE', 'lines must end with LF only (found CR)', 'message');
-  }
   const first = lines[0] as string;
   if (!first.endsWith(PREAMBLE_SUFFIX)) {
     throw fail('UNABLE_TO_PARSE', `expected "<domain>${PREAMBLE_SUFFIX}", found ${show(first)}`, 'domain', first);

@@ -179,7 +179,7 @@ describe('contract wallets on a real local chain', () => {
   });
 
   it('contract-wallet eth_calls carry an explicit gas cap (a hostile wallet cannot make the node burn its default)', async () => {
-    const { CONTRACT_WALLET_GAS_CAP } = await import('./verifySiweSignature.ts');
+    const { CONTRACT_WALLET_GAS_CAP } = await import('./contractWallets.ts');
     const calls: unknown[] = [];
     // The real node behind a transport that records what is sent to it.
     const recording = createPublicClient({

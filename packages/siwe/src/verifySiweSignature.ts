@@ -1,19 +1,5 @@
-import {
-  type Address,
-  BaseError,
-  ContractFunctionRevertedError,
-  ExecutionRevertedError,
-  encodeDeployData,
-  erc6492SignatureValidatorAbi,
-  erc6492SignatureValidatorByteCode,
-  type Hex,
-  hashMessage,
-  hexToBool,
-  isErc6492Signature,
-  isHex,
-  type PublicClient,
-  RpcRequestError,
-} from 'viem';
+import { type Address, hashMessage, isErc6492Signature, isHex, type PublicClient } from 'viem';
+import { type ContractWalletMethod, checkContractWallet } from './contractWallets.ts';
 import type { ChainRegistry } from './createChainRegistry.ts';
 import { createSiweMessage } from './createSiweMessage.ts';
 import { SiweError } from './errors.ts';
@@ -32,7 +18,7 @@ export type VerifySiweSignatureParameters = {
   client?: SiweVerificationClient;
 };
 
-export type SiweVerificationMethod = 'eoa' | 'eip1271' | 'eip6492';
+export type SiweVerificationMethod = 'eoa' | ContractWalletMethod;
 
 export type VerifySiweSignatureReturnType = {
   message: SiweMessage;
@@ -64,46 +50,6 @@ async function clientFor(client: SiweVerificationClient | undefined, chainId: nu
   }
 }
 
-/** A revert means the validator ran and said no; anything else means we could not ask. */
-function isRevert(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return false;
-  return Boolean(
-    error.walk(
-      (e) =>
-        e instanceof ExecutionRevertedError ||
-        e instanceof ContractFunctionRevertedError ||
-        (e instanceof RpcRequestError && e.code === 3),
-    ),
-  );
-}
-
-/**
- * The gas an EIP-1271 / EIP-6492 check may use (10 M: deploying a counterfactual wallet and
- * validating takes well under 1 M). Explicit, so a wallet contract that loops cannot make the
- * node spend its own default cap (often 50 M or more) on every sign-in attempt.
- */
-export const CONTRACT_WALLET_GAS_CAP = 10_000_000n;
-
-async function verifyOnChain(client: PublicClient, address: Address, text: string, signature: Hex, chainId: number) {
-  // ERC-6492's universal validator, run as a deployless eth_call: it checks EIP-1271 for
-  // deployed wallets and deploys-then-checks (without persisting) counterfactual ones.
-  const data = encodeDeployData({
-    abi: erc6492SignatureValidatorAbi,
-    bytecode: erc6492SignatureValidatorByteCode,
-    args: [address, hashMessage(text), signature],
-  });
-  try {
-    const result = await client.call({ data, gas: CONTRACT_WALLET_GAS_CAP });
-    return result.data !== undefined && hexToBool(result.data);
-  } catch (cause) {
-    if (isRevert(cause)) return false;
-    throw new SiweError('RPC_UNAVAILABLE', `the RPC node for chain ${chainId} could not check the contract wallet's signature`, {
-      field: 'signature',
-      cause,
-    });
-  }
-}
-
 /**
  * Verifies that `signature` over the message was made by the message's address.
  *
@@ -131,13 +77,10 @@ export async function verifyParsedSignature(
 }
 
 function assertHexSignature(signature: string) {
-  if (
-    typeof signature !== 'string' ||
-    !isHex(signature, { strict: true }) ||
-    signature.length < 4 ||
-    signature.length % 2 !== 0
-  ) {
-    throw new SiweError('INVALID_SIGNATURE', 'signature must be 0x-prefixed hex bytes', { field: 'signature' });
+  if (typeof signature !== 'string' || !isHex(signature, { strict: true }) || signature.length % 2 !== 0) {
+    throw new SiweError('INVALID_SIGNATURE', 'signature is not hex bytes (0x followed by an even number of hex digits)', {
+      field: 'signature',
+    });
   }
 }
 
@@ -145,7 +88,8 @@ function assertHexSignature(signature: string) {
  * The first step of verification, with no network call: whether `signature` is an EOA
  * signature over `text` by the message's address. False for anything else (a contract
  * wallet's signature, an EIP-6492 wrapper, another signer); throws INVALID_SIGNATURE for
- * something that is not hex bytes at all.
+ * something that is not hex bytes at all (an empty signature, `0x`, is hex bytes: a contract
+ * wallet may accept it).
  */
 export function isEoaSignatureOf(message: SiweMessage, text: string, signature: string): boolean {
   assertHexSignature(signature);
@@ -154,32 +98,33 @@ export function isEoaSignatureOf(message: SiweMessage, text: string, signature: 
 }
 
 /**
- * The second step, for what is not an EOA signature: EIP-1271 / EIP-6492 through ERC-6492's
- * universal validator on the message's own chain. Resolves to the method that held; throws
- * INVALID_SIGNATURE (wrong, or no RPC for that chain) or RPC_UNAVAILABLE (the chain could not be asked).
+ * The second step, for what is not an EOA signature, on the message's own chain: ERC-1271 on the
+ * address for a plain signature of any length (`0x` included), ERC-6492's universal validator for
+ * a wrapped one (a deployed verifier where the chain has one), ERC-8010 for one that carries an
+ * EIP-7702 authorization. Resolves to the method that held; throws INVALID_SIGNATURE (refused, or
+ * no RPC for that chain; the message says which) or RPC_UNAVAILABLE (the chain could not be asked,
+ * or cannot run the check).
  */
 export async function verifyContractWalletSignature(
   message: SiweMessage,
   text: string,
   signature: string,
   client: SiweVerificationClient | undefined,
-): Promise<'eip1271' | 'eip6492'> {
+): Promise<ContractWalletMethod> {
   assertHexSignature(signature);
   const { address, chainId } = message;
-  const wrapped = isErc6492Signature(signature as `0x${string}`);
   const chainClient = await clientFor(client, chainId);
   if (!chainClient) {
+    const noRpc = `no RPC is configured for chain ${chainId} to check a contract wallet`;
     throw new SiweError(
       'INVALID_SIGNATURE',
-      wrapped || signature.length !== 132
-        ? `signature is not an EOA signature and no RPC is configured for chain ${chainId} to check a contract wallet`
-        : `signature was not made by ${address} (and no RPC is configured for chain ${chainId} to check a contract wallet)`,
+      signature === '0x'
+        ? `the signature is empty, which only a contract wallet can accept, and ${noRpc}`
+        : signature.length === 132 && !isErc6492Signature(signature as `0x${string}`)
+          ? `signature was not made by ${address} (and ${noRpc})`
+          : `signature is not an EOA signature and ${noRpc}`,
       { field: 'signature' },
     );
   }
-  if (await verifyOnChain(chainClient, address, text, signature as `0x${string}`, chainId))
-    return wrapped ? 'eip6492' : 'eip1271';
-  throw new SiweError('INVALID_SIGNATURE', `signature was not made by ${address} (checked on chain ${chainId})`, {
-    field: 'signature',
-  });
+  return checkContractWallet(chainClient, address, hashMessage(text), signature as `0x${string}`, chainId);
 }

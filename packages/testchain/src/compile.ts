@@ -1,7 +1,10 @@
 /**
  * Compiles the test contracts with solc-js (the `solc` npm package: the compiler as
  * WebAssembly, nothing downloaded). Output is cached on disk keyed by the sources and the
- * compiler version, so only the first run pays the ~3 s compile.
+ * compiler version, so only the first run pays the ~3 s compile. Two units: the contracts
+ * every chain deploys at start (`contracts/*.sol`), and the real third-party wallets, compiled
+ * only when a test asks for them (`contracts/wallets/*.sol`, importing OpenZeppelin Contracts
+ * from npm).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -24,12 +27,42 @@ type SolcOutput = {
 };
 
 export function compileContracts(): Artifacts {
-  const files = readdirSync(contractsDir)
+  // paris: runs on every node version and hardfork the tests use.
+  return compile(contractsDir, 'paris');
+}
+
+/**
+ * The wallet contracts: OpenZeppelin Contracts 5.x accounts (ERC-7739, EIP-7702), the ERC-6492
+ * verifier a chain can have deployed, hostile contracts. Compiled for Prague (OpenZeppelin 5.x
+ * uses Cancun opcodes), which is what the local node runs.
+ */
+export function compileWallets(): Artifacts {
+  return compile(join(contractsDir, 'wallets'), 'prague');
+}
+
+/** Resolves `@openzeppelin/contracts/...` imports from this package's dependencies. */
+function findImport(path: string): { contents: string } | { error: string } {
+  try {
+    return { contents: readFileSync(require.resolve(path), 'utf8') };
+  } catch {
+    return { error: `not found: ${path}` };
+  }
+}
+
+function compile(dir: string, evmVersion: 'paris' | 'prague'): Artifacts {
+  const files = readdirSync(dir)
     .filter((f) => f.endsWith('.sol'))
     .sort();
-  const sources = Object.fromEntries(files.map((file) => [file, { content: readFileSync(join(contractsDir, file), 'utf8') }]));
+  const sources = Object.fromEntries(files.map((file) => [file, { content: readFileSync(join(dir, file), 'utf8') }]));
   const solcVersion: string = require('solc/package.json').version;
-  const key = createHash('sha256').update(solcVersion).update(JSON.stringify(sources)).digest('hex').slice(0, 16);
+  const ozVersion: string = evmVersion === 'paris' ? '' : require('@openzeppelin/contracts/package.json').version;
+  const key = createHash('sha256')
+    .update(solcVersion)
+    .update(ozVersion)
+    .update(evmVersion)
+    .update(JSON.stringify(sources))
+    .digest('hex')
+    .slice(0, 16);
   const cacheFile = join(cacheDir, `${key}.json`);
   try {
     return JSON.parse(readFileSync(cacheFile, 'utf8')) as Artifacts;
@@ -37,18 +70,19 @@ export function compileContracts(): Artifacts {
     // not cached yet
   }
 
-  const solc = require('solc') as { compile(input: string): string };
+  const solc = require('solc') as {
+    compile(input: string, options?: { import: (path: string) => { contents: string } | { error: string } }): string;
+  };
   const input = {
     language: 'Solidity',
     sources,
     settings: {
-      // paris: runs on every node version and hardfork the tests use.
-      evmVersion: 'paris',
+      evmVersion,
       optimizer: { enabled: true, runs: 200 },
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
     },
   };
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) {
     throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);

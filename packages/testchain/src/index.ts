@@ -4,9 +4,12 @@
  *
  *  - `OwnedWallet`: an EIP-1271 contract wallet whose owner key signs for it.
  *  - `WalletFactory`: CREATE2 factory, for EIP-6492 counterfactual (not yet deployed) wallets.
- *  - ENS: the real `ENSRegistry` and `PublicResolver` (ENS's npm artifacts), plus a Universal
- *    Resolver placed at mainnet's canonical address, so viem's `getEnsName`/`getEnsAvatar`
- *    work against this chain exactly as against mainnet.
+ *  - ENS (ens.ts): the real `ENSRegistry` and `PublicResolver` (ENS's npm artifacts), a Universal
+ *    Resolver at mainnet's canonical address (ENSIP-10 wildcards, ENSIP-19 primary names per
+ *    coin type, EIP-3668 through the caller's batch gateway) and the reverse resolvers of
+ *    `addr.reverse`, `default.reverse` and an EVM chain's coin type, so viem's `getEnsName` /
+ *    `getEnsText` work against this chain exactly as against mainnet; off-chain resolvers
+ *    answered by a real gateway (gateway.ts) on demand.
  *  - Multicall3 (its `aggregate3` and `getEthBalance`) at its canonical address, for batched reads.
  *  - On demand, ERC-20 / ERC-721 / ERC-1155 token fixtures the deployer can mint and move.
  */
@@ -21,8 +24,6 @@ import {
   getAddress,
   type Hex,
   http,
-  labelhash,
-  namehash,
   type PublicClient,
   pad,
   serializeErc6492Signature,
@@ -30,11 +31,20 @@ import {
   type WalletClient,
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { mainnet } from 'viem/chains';
-import { type Artifact, compileContracts, ensArtifacts } from './compile.ts';
+import { type Artifact, compileContracts } from './compile.ts';
+import { CANONICAL_UNIVERSAL_RESOLVER, deployEns, type Ens } from './ens.ts';
 import { DEV_KEYS, type RunningNode, startNode } from './node.ts';
 
-export { DEV_KEYS, type RunningNode, startNode } from './node.ts';
+export {
+  CANONICAL_UNIVERSAL_RESOLVER,
+  coinTypeOf,
+  DEFAULT_COIN_TYPE,
+  type EnsRecords,
+} from './ens.ts';
+export { dnsDecode, type EnsGateway, type GatewayRecord, startEnsGateway } from './gateway.ts';
+export { DEV_KEYS, type RecordedRequest, type RunningNode, startNode } from './node.ts';
+export { type RpcCall, type RpcProxy, type RpcProxyOptions, startRpcProxy } from './proxy.ts';
+export { encodeSafeSignatures, type RealWallets, realWallets, type SafeSignaturePart } from './wallets.ts';
 
 /** Multicall3's address on mainnet and most chains (and on this one). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
@@ -50,9 +60,6 @@ export type TestToken = {
   /** Moves holdings from `from` to `to` as a transfer by the holder would. */
   move(from: Address, to: Address, args: { id?: bigint; amount?: bigint }): Promise<void>;
 };
-
-/** Where viem looks for the ENS Universal Resolver on chain 1. */
-export const CANONICAL_UNIVERSAL_RESOLVER = mainnet.contracts.ensUniversalResolver.address;
 
 export type TestchainOptions = {
   chainId?: number;
@@ -93,68 +100,16 @@ export type Testchain = {
   deployToken(kind: TokenKind): Promise<TestToken>;
   /** Sets an account's native balance (wei). */
   setBalance(address: Address, wei: bigint): Promise<void>;
-  /** Gives `address` a primary ENS name (forward + reverse record) and optional avatar and email text records. */
-  setEnsName(address: Address, name: string, records?: { avatar?: string; email?: string }): Promise<void>;
+  /** Gives `address` a primary ENS name (forward + reverse record, coin type 60) and optional text records. */
+  setEnsName(address: Address, name: string, records?: { avatar?: string; texts?: Record<string, string> }): Promise<void>;
+  /** Forward records of `name` (addresses per coin type, text records) on the public resolver. */
+  setEnsRecords: Ens['setRecords'];
+  /** A reverse record only (ENSIP-19): coin type 60 (default), DEFAULT_COIN_TYPE, or an EVM chain's (`coinTypeOf`). */
+  setPrimaryName: Ens['setPrimaryName'];
+  /** An EIP-3668 off-chain resolver for `name` and its subnames, answered by gateway URLs (startEnsGateway). */
+  useOffchainResolver: Ens['useOffchainResolver'];
   stop(): Promise<void>;
 };
-
-const ENS_REGISTRY_ABI = [
-  {
-    type: 'function',
-    name: 'setSubnodeOwner',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'node', type: 'bytes32' },
-      { name: 'label', type: 'bytes32' },
-      { name: 'owner', type: 'address' },
-    ],
-    outputs: [{ type: 'bytes32' }],
-  },
-  {
-    type: 'function',
-    name: 'setResolver',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'node', type: 'bytes32' },
-      { name: 'resolver', type: 'address' },
-    ],
-    outputs: [],
-  },
-] as const;
-
-const PUBLIC_RESOLVER_ABI = [
-  {
-    type: 'function',
-    name: 'setAddr',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'node', type: 'bytes32' },
-      { name: 'a', type: 'address' },
-    ],
-    outputs: [],
-  },
-  {
-    type: 'function',
-    name: 'setText',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'node', type: 'bytes32' },
-      { name: 'key', type: 'string' },
-      { name: 'value', type: 'string' },
-    ],
-    outputs: [],
-  },
-  {
-    type: 'function',
-    name: 'setName',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'node', type: 'bytes32' },
-      { name: 'name', type: 'string' },
-    ],
-    outputs: [],
-  },
-] as const;
 
 const FACTORY_ABI = [
   {
@@ -233,27 +188,29 @@ export async function startTestchain(options: TestchainOptions = {}): Promise<Te
   const contracts: Testchain['contracts'] = { walletFactory, multicall3: MULTICALL3_ADDRESS };
   let chain: Chain = baseChain;
 
+  let ens: Ens | undefined;
   if (withEns) {
-    const ens = ensArtifacts();
-    const ensRegistry = await deploy(walletClient, publicClient, deployer, ens.registry);
-    const publicResolver = await deploy(walletClient, publicClient, deployer, ens.publicResolver, [ensRegistry]);
-    const deployedResolver = await deploy(walletClient, publicClient, deployer, artifacts.UniversalResolver as Artifact, [
-      ensRegistry,
-    ]);
-    // Place the Universal Resolver where viem expects it on mainnet, so a provider configured
-    // with nothing but this node's URL resolves names exactly as in production.
-    await placeAt(CANONICAL_UNIVERSAL_RESOLVER, deployedResolver);
-    const registryCall = (functionName: 'setSubnodeOwner' | 'setResolver', args: readonly unknown[]) =>
-      send(ensRegistry, encodeFunctionData({ abi: ENS_REGISTRY_ABI, functionName, args } as never));
-    await registryCall('setSubnodeOwner', [pad('0x0'), labelhash('eth'), deployer.address]);
-    await registryCall('setSubnodeOwner', [pad('0x0'), labelhash('reverse'), deployer.address]);
-    await registryCall('setSubnodeOwner', [namehash('reverse'), labelhash('addr'), deployer.address]);
-    Object.assign(contracts, { ensRegistry, publicResolver, universalResolver: CANONICAL_UNIVERSAL_RESOLVER });
+    ens = await deployEns({
+      artifacts,
+      deployer,
+      deploy: (artifact, args = []) => deploy(walletClient, publicClient, deployer, artifact, args),
+      send,
+      placeAt,
+    });
+    Object.assign(contracts, {
+      ensRegistry: ens.registry,
+      publicResolver: ens.publicResolver,
+      universalResolver: ens.universalResolver,
+    });
     chain = defineChain({
       ...baseChain,
       contracts: { ensUniversalResolver: { address: CANONICAL_UNIVERSAL_RESOLVER } },
     });
   }
+  const requireEns = () => {
+    if (!ens) throw new Error('this testchain was started without ENS');
+    return ens;
+  };
 
   const saltOf = (salt: bigint) => pad(toHex(salt), { size: 32 });
 
@@ -313,27 +270,13 @@ export async function startTestchain(options: TestchainOptions = {}): Promise<Te
       await publicClient.request({ method: 'hardhat_setBalance' as never, params: [address, toHex(wei)] as never });
     },
     async setEnsName(address, name, records = {}) {
-      const { ensRegistry, publicResolver } = contracts;
-      if (!ensRegistry || !publicResolver) throw new Error('this testchain was started without ENS');
-      const dot = name.indexOf('.');
-      const label = name.slice(0, dot);
-      const parent = name.slice(dot + 1);
-      const node = namehash(name);
-      const reverseLabel = address.toLowerCase().slice(2);
-      const reverseNode = namehash(`${reverseLabel}.addr.reverse`);
-      const registry = (functionName: 'setSubnodeOwner' | 'setResolver', args: readonly unknown[]) =>
-        send(ensRegistry, encodeFunctionData({ abi: ENS_REGISTRY_ABI, functionName, args } as never));
-      const resolver = (functionName: 'setAddr' | 'setText' | 'setName', args: readonly unknown[]) =>
-        send(publicResolver, encodeFunctionData({ abi: PUBLIC_RESOLVER_ABI, functionName, args } as never));
-      await registry('setSubnodeOwner', [namehash(parent), labelhash(label), deployer.address]);
-      await registry('setResolver', [node, publicResolver]);
-      await resolver('setAddr', [node, address]);
-      if (records.avatar !== undefined) await resolver('setText', [node, 'avatar', records.avatar]);
-      if (records.email !== undefined) await resolver('setText', [node, 'email', records.email]);
-      await registry('setSubnodeOwner', [namehash('addr.reverse'), labelhash(reverseLabel), deployer.address]);
-      await registry('setResolver', [reverseNode, publicResolver]);
-      await resolver('setName', [reverseNode, name]);
+      const texts = { ...records.texts, ...(records.avatar === undefined ? {} : { avatar: records.avatar }) };
+      await requireEns().setRecords(name, { address, texts });
+      await requireEns().setPrimaryName(address, name);
     },
+    setEnsRecords: (name, records) => requireEns().setRecords(name, records),
+    setPrimaryName: (address, name, coinType) => requireEns().setPrimaryName(address, name, coinType),
+    useOffchainResolver: (name, options) => requireEns().useOffchainResolver(name, options),
     stop: () => node.stop(),
   };
 }

@@ -46,6 +46,10 @@ export type RunningNode = {
   chainId: number;
   /** Number of JSON-RPC calls answered so far (tests use it to prove "no network call"). */
   readonly requestCount: number;
+  /** The last 1,000 calls received, oldest first (tests read what was asked, e.g. an eth_call's `to` and `gas`). */
+  readonly requests: readonly RecordedRequest[];
+  /** The calls received since the request count was `before` (read `requestCount` first, then act). */
+  requestsSince(before: number): RecordedRequest[];
   /** Stop answering (requests fail as a dead node would) without losing state. */
   pause(): Promise<void>;
   /** Answer again on the same port after `pause()`. */
@@ -54,6 +58,9 @@ export type RunningNode = {
 };
 
 type JsonRpcRequest = { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown };
+
+/** One JSON-RPC call as the node received it. */
+export type RecordedRequest = { method: string; params: unknown[] };
 
 // One context per process, shared by every chain. The promise (not the context) is kept, so
 // chains started concurrently all wait for the provider factory to be registered.
@@ -109,6 +116,8 @@ function envelope(id: unknown, data: unknown): Record<string, unknown> {
   };
   if (!body.error) return { jsonrpc: '2.0', id, result: body.result ?? null };
   const { code, message, data: errorData } = body.error;
+  // A call that spent all its gas is not a revert: answer as geth does (-32000 "out of gas").
+  if (/ran out of gas/i.test(message)) return { jsonrpc: '2.0', id, error: { code: -32000, message: 'out of gas' } };
   // Reverts carry `{ reason, data }`; viem decodes custom errors from `code: 3` + hex `data`.
   if (errorData && typeof errorData === 'object' && 'data' in errorData) {
     const revertData = (errorData as { data?: unknown }).data;
@@ -154,6 +163,7 @@ export async function startNode(options: NodeOptions = {}): Promise<RunningNode>
   const chainId = options.chainId ?? 31337;
   const provider = await createEdrProvider(chainId);
   let requestCount = 0;
+  const recorded: RecordedRequest[] = [];
 
   const makeServer = () =>
     createServer(async (req, res) => {
@@ -174,6 +184,13 @@ export async function startNode(options: NodeOptions = {}): Promise<RunningNode>
       const batch = Array.isArray(parsed);
       const requests = (batch ? parsed : [parsed]) as JsonRpcRequest[];
       requestCount += requests.length;
+      for (const request of requests) {
+        recorded.push({
+          method: String(request.method),
+          params: Array.isArray(request.params) ? request.params : [],
+        });
+      }
+      if (recorded.length > 1000) recorded.splice(0, recorded.length - 1000);
       const responses = [];
       for (const request of requests) responses.push(await answer(provider, request));
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -190,6 +207,13 @@ export async function startNode(options: NodeOptions = {}): Promise<RunningNode>
     chainId,
     get requestCount() {
       return requestCount;
+    },
+    get requests() {
+      return recorded;
+    },
+    requestsSince(before) {
+      const count = requestCount - before;
+      return count <= 0 ? [] : recorded.slice(-count);
     },
     async pause() {
       if (!running) return;

@@ -1,7 +1,7 @@
-import { createPublicClient, erc20Abi, http, parseAbi } from 'viem';
+import { createPublicClient, erc20Abi, http, parseAbi, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MULTICALL3_ADDRESS, startTestchain, type Testchain } from './index.ts';
+import { coinTypeOf, DEFAULT_COIN_TYPE, MULTICALL3_ADDRESS, startEnsGateway, startTestchain, type Testchain } from './index.ts';
 
 describe('testchain', () => {
   let chain: Testchain;
@@ -98,6 +98,53 @@ describe('testchain', () => {
     const client = createPublicClient({ chain: chain.chain, transport: http(chain.url) });
     expect(await client.getEnsName({ address: bob.address })).toBeNull();
     expect(await client.getEnsName({ address: carol.address })).toBe('bob.eth');
+  });
+
+  it('ENSIP-19: a name for one EVM chain, the default name for every chain, each verified for the chain`s coin type', async () => {
+    const client = createPublicClient({ chain: chain.chain, transport: http(chain.url) });
+    const optimism = BigInt(coinTypeOf(10));
+    const only = privateKeyToAccount(generatePrivateKey()).address;
+    await chain.setEnsRecords('only-op.eth', { addresses: { [coinTypeOf(10)]: only } });
+    await chain.setPrimaryName(only, 'only-op.eth', coinTypeOf(10));
+    expect(await client.getEnsName({ address: only, coinType: optimism })).toBe('only-op.eth');
+    expect(await client.getEnsName({ address: only })).toBeNull();
+    expect(await client.getEnsName({ address: only, coinType: BigInt(coinTypeOf(8453)) })).toBeNull();
+
+    const everywhere = privateKeyToAccount(generatePrivateKey()).address;
+    await chain.setEnsRecords('default.eth', { addresses: { [coinTypeOf(10)]: everywhere } });
+    await chain.setPrimaryName(everywhere, 'default.eth', DEFAULT_COIN_TYPE);
+    expect(await client.getEnsName({ address: everywhere, coinType: optimism })).toBe('default.eth');
+    // addr.reverse falls back to the default name too, but default.eth has no coin type 60 address.
+    await expect(client.getEnsName({ address: everywhere, strict: true })).rejects.toThrow(/ReverseAddressMismatch/);
+  });
+
+  it('EIP-3668: an off-chain resolver answers names, records and an L2`s reverse names through a signing gateway', async () => {
+    const gateway = await startEnsGateway();
+    try {
+      const client = createPublicClient({ chain: chain.chain, transport: http(chain.url) });
+      const base = coinTypeOf(8453);
+      const dave = privateKeyToAccount(generatePrivateKey()).address;
+      await chain.useOffchainResolver('cb.id', { urls: [gateway.url], signer: gateway.signer });
+      await chain.useOffchainResolver(`${base.toString(16)}.reverse`, { urls: [gateway.getUrl], signer: gateway.signer });
+      // The name has only a default EVM address: the gateway answers Base's coin type from it (ENSIP-19).
+      gateway.records.set('dave.cb.id', {
+        addresses: { [DEFAULT_COIN_TYPE]: dave },
+        texts: { avatar: 'https://example.com/d.png' },
+      });
+      gateway.records.set(`${dave.toLowerCase().slice(2)}.${base.toString(16)}.reverse`, { name: 'dave.cb.id' });
+      expect(await client.getEnsName({ address: dave, coinType: BigInt(base) })).toBe('dave.cb.id');
+      expect(await client.getEnsText({ name: 'dave.cb.id', key: 'avatar' })).toBe('https://example.com/d.png');
+      expect(gateway.requests).toBe(3); // reverse name, forward address, avatar
+      // A gateway answer signed by another key is refused by the resolver.
+      await chain.useOffchainResolver('forged.eth', { urls: [gateway.url], signer: chain.accounts[9]!.address });
+      gateway.records.set('forged.eth', { texts: { avatar: 'https://evil.example/x.png' } });
+      // (the resolver's revert reason, inside the Universal Resolver's ResolverError)
+      await expect(client.getEnsText({ name: 'forged.eth', key: 'avatar', strict: true })).rejects.toThrow(
+        toHex('not signed by the gateway').slice(2),
+      );
+    } finally {
+      await gateway.close();
+    }
   });
 
   it('deploys EIP-1271 wallets and knows counterfactual addresses before deployment', async () => {

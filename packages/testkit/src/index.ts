@@ -3,6 +3,7 @@ export { anyText, contentType, mutated, printable } from './fuzz.ts';
 export { insecure, pkceAuthorization, registerPublicClient, TEST_REDIRECT_URI } from './oidc.ts';
 export { freePort } from './ports.ts';
 export { startTestProvider, type TestProvider } from './provider.ts';
+export { selfSignedCertificate } from './tls.ts';
 export {
   followToClient,
   getDetails,

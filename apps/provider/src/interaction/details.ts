@@ -2,9 +2,10 @@
  * What the wallet page (and any outside client of the interaction contract) needs to build
  * the EIP-4361 message: exactly the values the provider will check.
  */
-import { type AccessConditions, requirementsOf } from '../access.ts';
+
 import type { ClientFields } from '../clients.ts';
 import type { Config } from '../config.ts';
+import { type AccessConditions, requirementsOf } from '../onchain/access.ts';
 import { type EmailSources, emailSourcesOf } from '../relying-party/email.ts';
 import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
 

@@ -4,10 +4,10 @@
  */
 import type { Context } from 'koa';
 import { errors as oidcErrors, type Provider } from 'oidc-provider';
-import { accessConditionsOf } from '../access.ts';
 import { clientFields } from '../clients.ts';
 import type { Config } from '../config.ts';
 import { HttpError } from '../errors.ts';
+import { accessConditionsOf } from '../onchain/access.ts';
 import type { Store } from '../storage/index.ts';
 import { buildDetails, clientView, type InteractionClient, type InteractionDetails } from './details.ts';
 

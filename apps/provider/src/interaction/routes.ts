@@ -12,6 +12,7 @@ import type { Context } from 'koa';
 import { accountIdOf, saveSignIn } from '../account.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { TTL } from '../oidc.ts';
+import type { EnsProfile } from '../onchain/names/index.ts';
 import { chainIndependent, markExternallyOwned } from '../relying-party/subject.ts';
 import type { Services } from '../services.ts';
 import { readSignedMessage } from './body.ts';
@@ -91,9 +92,15 @@ export function interactionRoutes(router: Router, services: Services) {
     metrics.verification(performance.now() - started, verified.method);
 
     const accountId = accountIdOf(verified.chainId, verified.address);
-    // A gated client: the signer (a contract wallet by its own address) must hold what it asks.
-    await services.access.enforce(oidcClient, accountId, verified.address);
-    const profile = await ens.resolve(verified.address);
+    // The holdings check and the name lookup do not depend on each other: both start now. A
+    // refusal by the access check still refuses (the lookup is left to finish on its own), and
+    // the lookup never fails a sign-in (its fallback is the address).
+    const named = ens
+      .resolve(verified.address, { chainId: verified.chainId, contractWallet: verified.method !== 'eoa' })
+      .catch(() => ({}) as EnsProfile);
+    // A gated client: the signer (a contract wallet by its own address, on its own chain) must hold what it asks.
+    await services.access.enforce(oidcClient, accountId, verified.address, verified.method);
+    const profile = await named;
     // A chain-independent client may name this account without its chain: only an EOA's key
     // controls the address on every chain (relying-party/subject.ts).
     if (verified.method === 'eoa' && chainIndependent(oidcClient)) await markExternallyOwned(store, verified.address);

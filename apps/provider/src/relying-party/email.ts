@@ -4,8 +4,8 @@
  * with client metadata:
  *
  * - `ens_email: true` — the `email` text record of the user's ENS primary name, when there is
- *   one (read at sign-in with the name and avatar). Whoever owns the name writes it and nobody
- *   checks it: `email_verified` is false.
+ *   one (read at sign-in with the name and avatar, onchain/names). Whoever owns the name writes
+ *   it and nobody checks it: `email_verified` is false.
  * - `synthetic_email_domain: "<domain>"` — `<address in lower case>@<domain>`, when there is no
  *   ENS address (or the client did not ask for one). Only the operator sets it (CLIENTS_FILE or
  *   `signet clients add`): it is refused at dynamic registration and cannot be changed through
@@ -17,23 +17,10 @@
  */
 import { errors } from 'oidc-provider';
 
-/** The longest email address accepted (RFC 5321's path limit). */
-const MAX_EMAIL_LENGTH = 254;
-
 /** What a client opted in to. */
 export type EmailSources = { ens: boolean; syntheticDomain?: string };
 
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/** A plausible email address from an ENS text record (nobody verifies it; this keeps junk out of a claim). */
-export function ensEmail(record: string | null | undefined): string | undefined {
-  if (!record) return undefined;
-  const value = record.trim();
-  if (value.length > MAX_EMAIL_LENGTH || !/^[^\s@<>"(),;:\\[\]]+@[^\s@<>"(),;:\\[\]]+\.[^\s@<>"(),;:\\[\]]+$/.test(value)) {
-    return undefined;
-  }
-  return value;
-}
 
 export function emailSourcesOf(client: object | undefined): EmailSources | undefined {
   const c = client as { ens_email?: unknown; synthetic_email_domain?: unknown } | undefined;

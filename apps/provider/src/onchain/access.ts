@@ -1,25 +1,26 @@
 /**
  * Access conditions: a client may declare what an account must hold to sign in to it
  * (client metadata `access_conditions`). Checked on-chain after the signature verifies and
- * again whenever a refresh token is used, with one batched read per chain (Multicall3).
+ * again whenever a refresh token is used, with one batched read per chain (Multicall3), under
+ * the same gas cap as every eth_call Signet makes. A contract wallet's holdings count only on
+ * the chain it signed in with: the same address on another chain may be someone else's.
  */
-import type { ChainRegistry } from '@signet/siwe';
+import { type ChainRegistry, classifyCallError, ETH_CALL_GAS_CAP, type SiweVerificationMethod } from '@signet/siwe';
 import {
-  AbiDecodingZeroDataError,
   type Address,
-  BaseError,
-  ContractFunctionRevertedError,
-  ContractFunctionZeroDataError,
-  ExecutionRevertedError,
+  decodeFunctionResult,
+  encodeFunctionData,
   erc20Abi,
   formatEther,
   getAddress,
+  type Hex,
+  multicall3Abi,
   type PublicClient,
   parseAbi,
-  RpcRequestError,
 } from 'viem';
 import { z } from 'zod';
-import { clientFields } from './clients.ts';
+import { parseAccountId } from '../account.ts';
+import { clientFields } from '../clients.ts';
 
 /** The most conditions one client may declare. */
 export const MAX_ACCESS_CONDITIONS = 10;
@@ -152,77 +153,87 @@ function meets(condition: AccessCondition, holder: Address, answer: Answer): boo
   }
 }
 
-type Answer = { status: 'success' | 'failure'; result?: unknown; error?: unknown };
+type Answer = { status: 'success' | 'failure'; result?: unknown };
 
-/** The chain answered "no" (a revert, e.g. ownerOf of a token that does not exist). */
-const isRevert = (error: unknown) =>
-  error instanceof BaseError &&
-  Boolean(
-    error.walk(
-      (e) =>
-        e instanceof ExecutionRevertedError ||
-        e instanceof ContractFunctionRevertedError ||
-        (e instanceof RpcRequestError && e.code === 3),
-    ),
-  );
-/** The chain answered with nothing: no contract at that address. */
-const isNoData = (error: unknown) =>
-  error instanceof BaseError &&
-  Boolean(error.walk((e) => e instanceof AbiDecodingZeroDataError || e instanceof ContractFunctionZeroDataError));
+/** One capped eth_call: its data, undefined when the chain answered "no" (a revert, or the cap spent), AccessRpcError when it could not be asked. */
+async function capped(client: PublicClient, chainId: number, to: Address, data: Hex): Promise<Hex | undefined> {
+  try {
+    return (await client.call({ to, data, gas: ETH_CALL_GAS_CAP })).data ?? '0x';
+  } catch (error) {
+    if (classifyCallError(error).kind !== 'unasked') return undefined;
+    throw new AccessRpcError(chainId, { cause: error });
+  }
+}
 
-/** A failed read is "not held" when the chain answered; anything else (transport, timeout, node error) means we could not ask. */
-function assertAnswered(chainId: number, answers: Answer[]): Answer[] {
-  const unasked = answers.find((a) => a.status === 'failure' && !isRevert(a.error) && !isNoData(a.error));
-  if (unasked) throw new AccessRpcError(chainId, { cause: unasked.error });
-  return answers;
+/** A read's answer; empty data (no contract there) or data that does not decode is a failure, "not held". */
+function decoded(read: Read, data: Hex | undefined): Answer {
+  if (data === undefined || data === '0x') return { status: 'failure' };
+  try {
+    return { status: 'success', result: decodeFunctionResult({ abi: read.abi, functionName: read.functionName, data } as never) };
+  } catch {
+    return { status: 'failure' };
+  }
 }
 
 async function readChain(client: PublicClient, chainId: number, reads: Read[]): Promise<Answer[]> {
-  let answers: Answer[];
-  try {
-    answers = (await client.multicall({
-      contracts: reads as never,
-      allowFailure: true,
-      multicallAddress: MULTICALL3_ADDRESS,
-    })) as Answer[];
-  } catch (error) {
-    throw new AccessRpcError(chainId, { cause: error });
+  const multicall = client.chain?.contracts?.multicall3?.address ?? MULTICALL3_ADDRESS;
+  const calls = reads.map((read) => ({
+    target: read.address === MULTICALL3_ADDRESS ? multicall : read.address,
+    allowFailure: true,
+    callData: encodeFunctionData({ abi: read.abi, functionName: read.functionName, args: read.args } as never),
+  }));
+  const data = await capped(
+    client,
+    chainId,
+    multicall,
+    encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls] }),
+  );
+  // The batch itself refused (it spent the gas cap: a hostile contract among the reads): nothing is held.
+  if (data === undefined) return reads.map(() => ({ status: 'failure' }));
+  if (data !== '0x') {
+    const results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data });
+    return reads.map((read, i) => (results[i]?.success ? decoded(read, results[i].returnData) : { status: 'failure' }));
   }
-  // Every read empty: most likely this chain has no Multicall3. Ask once more, call by call
-  // (native balance with eth_getBalance); a token contract that is simply absent stays "not held".
-  if (!answers.every((a) => a.status === 'failure' && isNoData(a.error))) return assertAnswered(chainId, answers);
-  const single = await Promise.all(
-    reads.map(async (read): Promise<Answer> => {
-      try {
-        const result =
-          read.address === MULTICALL3_ADDRESS
-            ? await client.getBalance({ address: read.args[0] as Address })
-            : await client.readContract(read as never);
-        return { status: 'success', result };
-      } catch (error) {
-        return { status: 'failure', error };
+  // No Multicall3 on this chain: ask call by call (native balance with eth_getBalance).
+  return Promise.all(
+    reads.map(async (read, i): Promise<Answer> => {
+      if (read.address === MULTICALL3_ADDRESS) {
+        try {
+          return { status: 'success', result: await client.getBalance({ address: read.args[0] as Address }) };
+        } catch (error) {
+          throw new AccessRpcError(chainId, { cause: error });
+        }
       }
+      return decoded(read, await capped(client, chainId, read.address, calls[i]?.callData as Hex));
     }),
   );
-  return assertAnswered(chainId, single);
 }
 
 /**
  * Checks `holder` against the conditions: one batched read per chain, all chains at once,
  * bounded by `timeoutMs`. Throws AccessRpcError when a chain cannot be asked (never a pass).
+ * With `onlyChainId` (a contract wallet, which signed in on that chain), conditions on any other
+ * chain are not met and their chains are not asked.
  */
 export async function checkAccess(
   chains: ChainRegistry,
   conditions: AccessConditions,
   holder: Address,
   timeoutMs: number,
+  { onlyChainId }: { onlyChainId?: number } = {},
 ): Promise<AccessResult> {
   const byChain = new Map<number, AccessCondition[]>();
+  const foreign: AccessCondition[] = [];
   for (const condition of conditions.conditions) {
+    if (onlyChainId !== undefined && condition.chainId !== onlyChainId) {
+      foreign.push(condition);
+      continue;
+    }
     byChain.set(condition.chainId, [...(byChain.get(condition.chainId) ?? []), condition]);
   }
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
+    if (byChain.size === 0) return;
     timer = setTimeout(
       () => reject(new AccessRpcError([...byChain.keys()][0] ?? 0, { cause: new Error(`no answer within ${timeoutMs} ms`) })),
       timeoutMs,
@@ -244,15 +255,19 @@ export async function checkAccess(
       ),
       deadline,
     ]);
-    const all = answers.flat();
+    const all = [...answers.flat(), ...foreign.map((condition) => ({ condition, ok: false }))];
     const unmet = all.filter((a) => !a.ok).map((a) => a.condition);
     const met = conditions.match === 'all' ? unmet.length === 0 : unmet.length < all.length;
     if (met) return { met: true };
     const words = unmet.map(describeCondition);
-    const reason =
+    const base =
       conditions.match === 'all'
         ? `this site requires ${words.join('; and ')}, which this account does not hold`
         : `this site requires one of: ${words.join('; or ')}; this account holds none of them`;
+    const reason =
+      foreign.length === 0
+        ? base
+        : `${base} (a contract wallet's holdings count only on the chain it signed in with, chain ${onlyChainId}: the same address on another chain may belong to someone else)`;
     return { met: false, unmet, reason };
   } finally {
     clearTimeout(timer);
@@ -273,9 +288,16 @@ export type AccessGate = {
   /**
    * Resolves when the client declares no conditions or the account meets them; throws
    * AccessDeniedError when it does not, AccessRpcError when a chain cannot be asked.
-   * An ungated client costs nothing (no RPC call).
+   * An ungated client costs nothing (no RPC call). `method` is how the account signed in:
+   * anything but `'eoa'` (a contract wallet, or unknown) counts holdings only on the chain of
+   * `accountId`.
    */
-  enforce(client: { clientId: string }, accountId: string, holder: Address): Promise<void>;
+  enforce(
+    client: { clientId: string },
+    accountId: string,
+    holder: Address,
+    method: SiweVerificationMethod | undefined,
+  ): Promise<void>;
 };
 
 /**
@@ -285,14 +307,17 @@ export type AccessGate = {
 export function createAccessGate(options: { chains: ChainRegistry; timeoutMs: number; cacheSeconds: number }): AccessGate {
   const metUntil = new Map<string, number>();
   return {
-    async enforce(client, accountId, holder) {
+    async enforce(client, accountId, holder, method) {
       const conditions = accessConditionsOf(clientFields(client));
       if (!conditions) return;
-      const key = `${client.clientId}\0${accountId}`;
+      const eoa = method === 'eoa';
+      const key = `${client.clientId}\0${accountId}\0${eoa ? 'eoa' : 'contract'}`;
       const now = Date.now();
       if ((metUntil.get(key) ?? 0) > now) return;
       metUntil.delete(key);
-      const result = await checkAccess(options.chains, conditions, holder, options.timeoutMs);
+      // Not an account id at all: chain 0, on which nothing counts.
+      const onlyChainId = eoa ? undefined : (parseAccountId(accountId)?.chainId ?? 0);
+      const result = await checkAccess(options.chains, conditions, holder, options.timeoutMs, { onlyChainId });
       if (!result.met) throw new AccessDeniedError(result.reason, result.unmet);
       if (options.cacheSeconds > 0) {
         if (metUntil.size >= 10_000) metUntil.clear();

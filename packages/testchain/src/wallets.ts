@@ -1,0 +1,359 @@
+/**
+ * Real third-party wallets on the local chain, deployed only when a test asks for them (the chain
+ * itself still starts in a fraction of a second):
+ *
+ *  - Safe 1.4.1 from Safe's own published build artifacts (`@safe-global/safe-contracts`):
+ *    SafeL2 singleton, SafeProxyFactory, CompatibilityFallbackHandler and SignMessageLib. Safes are
+ *    proxies made with `createProxyWithNonce` + `setup`, exactly as the Safe app makes them.
+ *  - OpenZeppelin Contracts 5.x accounts (`@openzeppelin/contracts`, compiled with solc-js): an
+ *    ECDSA account whose ERC-1271 check is ERC-7739, and the EIP-7702 flavour of it as the code an
+ *    EOA delegates to.
+ *  - An ERC-6492 verifier contract (what zkSync Era and Abstract have deployed), hostile contracts
+ *    that burn all their gas, and a wallet that accepts signatures of any length.
+ *
+ * Signatures are made the way each wallet's own software makes them (Safe: owners' EIP-712
+ * `SafeMessage` signatures sorted by owner; OpenZeppelin: ERC-7739's nested `PersonalSign`).
+ */
+import { createRequire } from 'node:module';
+import {
+  type Abi,
+  type Address,
+  concat,
+  createWalletClient,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  hashMessage,
+  http,
+  pad,
+  parseAbi,
+  serializeErc8010Signature,
+  size,
+  toHex,
+  toPrefixedMessage,
+  zeroAddress,
+} from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { type Artifact, compileWallets } from './compile.ts';
+import type { CounterfactualWallet, Testchain } from './index.ts';
+
+const require = createRequire(import.meta.url);
+
+function safeArtifact(path: string): Artifact {
+  const json = require(`@safe-global/safe-contracts/build/artifacts/contracts/${path}.json`) as { abi: Abi; bytecode: Hex };
+  return { abi: json.abi, bytecode: json.bytecode };
+}
+
+const SAFE_ABI = parseAbi([
+  'function setup(address[] owners, uint256 threshold, address to, bytes data, address fallbackHandler, address paymentToken, uint256 payment, address paymentReceiver)',
+  'function nonce() view returns (uint256)',
+  'function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures) payable returns (bool)',
+]);
+const FACTORY_ABI = parseAbi([
+  'function createProxyWithNonce(address singleton, bytes initializer, uint256 saltNonce) returns (address proxy)',
+]);
+const HANDLER_ABI = parseAbi(['function encodeMessageDataForSafe(address safe, bytes message) view returns (bytes)']);
+const SIGN_MESSAGE_LIB_ABI = parseAbi(['function signMessage(bytes data)']);
+const APPROVED_ABI = parseAbi(['function approve(bytes32 hash, bytes signature)']);
+
+/** One owner's part of a Safe signature: an EOA's 65 bytes, or a contract owner's ERC-1271 signature. */
+export type SafeSignaturePart = { owner: Address; signature: Hex; contract?: boolean };
+
+/**
+ * Safe's signature encoding: 65-byte entries sorted by owner address; a contract owner's entry is
+ * `r` = its address, `s` = the offset of its signature in the dynamic part, `v` = 0.
+ */
+export function encodeSafeSignatures(parts: SafeSignaturePart[]): Hex {
+  const sorted = [...parts].sort((a, b) => (BigInt(a.owner) < BigInt(b.owner) ? -1 : 1));
+  let offset = sorted.length * 65;
+  const statics: Hex[] = [];
+  const dynamics: Hex[] = [];
+  for (const part of sorted) {
+    if (!part.contract) {
+      statics.push(part.signature);
+      continue;
+    }
+    statics.push(concat([pad(part.owner), pad(toHex(offset)), '0x00']));
+    const dynamic = concat([pad(toHex(size(part.signature))), part.signature]);
+    dynamics.push(dynamic);
+    offset += size(dynamic);
+  }
+  return concat([...statics, ...dynamics]);
+}
+
+export type RealWallets = {
+  safe: {
+    singleton: Address;
+    factory: Address;
+    fallbackHandler: Address;
+    signMessageLib: Address;
+    /** Deploys a Safe proxy with these owners and threshold; returns its address. */
+    deploy(owners: Address[], threshold: number, saltNonce?: bigint): Promise<Address>;
+    /** The same Safe, not deployed: its address and the factory call that would deploy it (EIP-6492). */
+    counterfactual(owners: Address[], threshold: number, saltNonce?: bigint): Promise<CounterfactualWallet>;
+    /** The bytes a Safe's owners sign for `isValidSignature(hash, …)`: EIP-712 SafeMessage over the hash. */
+    messageData(safe: Address, hash: Hex): Promise<Hex>;
+    /** Owners' off-chain signatures of a text for `safe`, encoded as the Safe expects. */
+    sign(safe: Address, message: string, signers: PrivateKeyAccount[]): Promise<Hex>;
+    /** One owner's EIP-712 signature over SafeMessage{message: data} in `safe`'s domain. */
+    signData(safe: Address, data: Hex, signer: PrivateKeyAccount): Promise<Hex>;
+    /**
+     * A Safe owned by another Safe (and EOAs): the inner Safe's owners sign the outer Safe's
+     * message data in the inner Safe's domain; that is the inner Safe's contract signature.
+     */
+    signNested(
+      outer: Address,
+      inner: Address,
+      message: string,
+      innerSigners: PrivateKeyAccount[],
+      outerSigners: PrivateKeyAccount[],
+    ): Promise<Hex>;
+    /** "On-chain signing" (the Safe app's option): SignMessageLib marks the text signed; the signature is then `0x`. */
+    signOnChain(safe: Address, message: string, signers: PrivateKeyAccount[]): Promise<void>;
+  };
+  openZeppelin: {
+    /** Deploys an OpenZeppelin ECDSA account (ERC-7739) for `signer`. */
+    deploy(signer: Address): Promise<Address>;
+    /** ERC-7739 nested PersonalSign signature of a text by the account's signer. */
+    sign(account: Address, message: string, signer: PrivateKeyAccount): Promise<Hex>;
+  };
+  eip7702: {
+    /** The OpenZeppelin EIP-7702 account code EOAs delegate to. */
+    implementation: Address;
+    /** Puts the delegation on chain (a type-4 transaction sent by the deployer). */
+    delegate(eoa: PrivateKeyAccount): Promise<void>;
+    /** ERC-7739 signature of a text by a (delegated) EOA. */
+    sign(eoa: PrivateKeyAccount, message: string): Promise<Hex>;
+    /** ERC-8010: the same signature wrapped with an authorization that is not on chain yet. */
+    signWithAuthorization(eoa: PrivateKeyAccount, message: string): Promise<Hex>;
+  };
+  /** A wallet whose ERC-1271 check burns all its gas. */
+  gasBurningWallet(): Promise<Address>;
+  /** A "token" whose balanceOf burns all its gas. */
+  gasBurningToken(): Promise<Address>;
+  /** A wallet that accepts, for a text its owner approved, the exact signature bytes registered (any length). */
+  approvedSignatureWallet(owner: PrivateKeyAccount): Promise<{
+    address: Address;
+    approve(message: string, signature: Hex): Promise<void>;
+  }>;
+  /** Deploys the ERC-6492 verifier; with `at`, also places its code there (a chain's known address). */
+  deployVerifier(at?: Address): Promise<Address>;
+};
+
+const cache = new WeakMap<Testchain, Promise<RealWallets>>();
+
+/** The real wallets of one chain: their infrastructure is deployed on first use, once. */
+export function realWallets(chain: Testchain): Promise<RealWallets> {
+  let wallets = cache.get(chain);
+  if (!wallets) {
+    wallets = setUp(chain);
+    cache.set(chain, wallets);
+  }
+  return wallets;
+}
+
+async function setUp(chain: Testchain): Promise<RealWallets> {
+  const { publicClient } = chain;
+  // Its own funded account, so these transactions never race the deployer's nonces.
+  const sender = chain.accounts[1] as PrivateKeyAccount;
+  const walletClient = createWalletClient({ chain: chain.chain, transport: http(chain.url), account: sender });
+  const compiled = compileWallets();
+  const artifact = (name: string) => compiled[name] as Artifact;
+
+  const confirm = async (hash: Hex) => {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+    return receipt;
+  };
+  const deploy = async (contract: Artifact, args: readonly unknown[] = []) => {
+    const hash = await walletClient.deployContract({ abi: contract.abi, bytecode: contract.bytecode, args, chain: null });
+    const receipt = await confirm(hash);
+    if (!receipt.contractAddress) throw new Error('deployment created no contract');
+    return getAddress(receipt.contractAddress);
+  };
+  const send = async (to: Address, data: Hex) => confirm(await walletClient.sendTransaction({ to, data, chain: null }));
+
+  const singleton = await deploy(safeArtifact('SafeL2.sol/SafeL2'));
+  const factory = await deploy(safeArtifact('proxies/SafeProxyFactory.sol/SafeProxyFactory'));
+  const fallbackHandler = await deploy(safeArtifact('handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler'));
+  const signMessageLib = await deploy(safeArtifact('libraries/SignMessageLib.sol/SignMessageLib'));
+  const implementation7702 = await deploy(artifact('OpenZeppelinAccount7702'));
+
+  const creation = (owners: Address[], threshold: number, saltNonce: bigint) => {
+    const initializer = encodeFunctionData({
+      abi: SAFE_ABI,
+      functionName: 'setup',
+      args: [owners, BigInt(threshold), zeroAddress, '0x', fallbackHandler, zeroAddress, 0n, zeroAddress],
+    });
+    return encodeFunctionData({
+      abi: FACTORY_ABI,
+      functionName: 'createProxyWithNonce',
+      args: [singleton, initializer, saltNonce],
+    });
+  };
+  const predicted = async (factoryData: Hex) => {
+    const { data } = await publicClient.call({ account: sender.address, to: factory, data: factoryData });
+    return getAddress(`0x${(data as Hex).slice(-40)}`);
+  };
+  const safeDomain = (safe: Address) => ({ chainId: chain.chainId, verifyingContract: safe });
+  const messageData = (safe: Address, hash: Hex) =>
+    publicClient.readContract({
+      address: fallbackHandler,
+      abi: HANDLER_ABI,
+      functionName: 'encodeMessageDataForSafe',
+      args: [safe, pad(hash)],
+    });
+  const signData = (safe: Address, data: Hex, signer: PrivateKeyAccount) =>
+    signer.signTypedData({
+      domain: safeDomain(safe),
+      types: { SafeMessage: [{ name: 'message', type: 'bytes' }] },
+      primaryType: 'SafeMessage',
+      message: { message: data },
+    });
+
+  const signErc7739 = (account: Address, name: string, message: string, signer: PrivateKeyAccount) =>
+    signer.signTypedData({
+      domain: { name, version: '1', chainId: chain.chainId, verifyingContract: account },
+      types: { PersonalSign: [{ name: 'prefixed', type: 'bytes' }] },
+      primaryType: 'PersonalSign',
+      message: { prefixed: toPrefixedMessage(message) },
+    });
+
+  const safe: RealWallets['safe'] = {
+    singleton,
+    factory,
+    fallbackHandler,
+    signMessageLib,
+    async deploy(owners, threshold, saltNonce = 0n) {
+      const data = creation(owners, threshold, saltNonce);
+      const address = await predicted(data);
+      await send(factory, data);
+      return address;
+    },
+    async counterfactual(owners, threshold, saltNonce = 0n) {
+      const factoryData = creation(owners, threshold, saltNonce);
+      return { address: await predicted(factoryData), factory, factoryData };
+    },
+    messageData,
+    signData,
+    async sign(address, message, signers) {
+      const hash = hashMessage(message);
+      const parts = await Promise.all(
+        signers.map(async (signer) => ({ owner: signer.address, signature: await signData(address, pad(hash), signer) })),
+      );
+      return encodeSafeSignatures(parts);
+    },
+    async signNested(outer, inner, message, innerSigners, outerSigners) {
+      const hash = pad(hashMessage(message));
+      const data = await messageData(outer, hashMessage(message));
+      const innerParts = await Promise.all(
+        innerSigners.map(async (signer) => ({ owner: signer.address, signature: await signData(inner, data, signer) })),
+      );
+      const outerParts = await Promise.all(
+        outerSigners.map(async (signer) => ({ owner: signer.address, signature: await signData(outer, hash, signer) })),
+      );
+      return encodeSafeSignatures([{ owner: inner, signature: encodeSafeSignatures(innerParts), contract: true }, ...outerParts]);
+    },
+    async signOnChain(address, message, signers) {
+      const data = encodeFunctionData({
+        abi: SIGN_MESSAGE_LIB_ABI,
+        functionName: 'signMessage',
+        args: [pad(hashMessage(message))],
+      });
+      const nonce = await publicClient.readContract({ address, abi: SAFE_ABI, functionName: 'nonce' });
+      const parts = await Promise.all(
+        signers.map(async (signer) => ({
+          owner: signer.address,
+          signature: await signer.signTypedData({
+            domain: safeDomain(address),
+            types: {
+              SafeTx: [
+                { name: 'to', type: 'address' },
+                { name: 'value', type: 'uint256' },
+                { name: 'data', type: 'bytes' },
+                { name: 'operation', type: 'uint8' },
+                { name: 'safeTxGas', type: 'uint256' },
+                { name: 'baseGas', type: 'uint256' },
+                { name: 'gasPrice', type: 'uint256' },
+                { name: 'gasToken', type: 'address' },
+                { name: 'refundReceiver', type: 'address' },
+                { name: 'nonce', type: 'uint256' },
+              ],
+            },
+            primaryType: 'SafeTx',
+            message: {
+              to: signMessageLib,
+              value: 0n,
+              data,
+              operation: 1, // delegatecall: SignMessageLib writes the Safe's own storage
+              safeTxGas: 0n,
+              baseGas: 0n,
+              gasPrice: 0n,
+              gasToken: zeroAddress,
+              refundReceiver: zeroAddress,
+              nonce,
+            },
+          }),
+        })),
+      );
+      await send(
+        address,
+        encodeFunctionData({
+          abi: SAFE_ABI,
+          functionName: 'execTransaction',
+          args: [signMessageLib, 0n, data, 1, 0n, 0n, 0n, zeroAddress, zeroAddress, encodeSafeSignatures(parts)],
+        }),
+      );
+    },
+  };
+
+  return {
+    safe,
+    openZeppelin: {
+      deploy: (signer) => deploy(artifact('OpenZeppelinAccountECDSA'), [signer]),
+      sign: (account, message, signer) => signErc7739(account, 'OpenZeppelinAccountECDSA', message, signer),
+    },
+    eip7702: {
+      implementation: implementation7702,
+      async delegate(eoa) {
+        const nonce = await publicClient.getTransactionCount({ address: eoa.address });
+        const authorization = await eoa.signAuthorization({ address: implementation7702, chainId: chain.chainId, nonce });
+        await confirm(
+          await walletClient.sendTransaction({ to: eoa.address, data: '0x', authorizationList: [authorization], chain: null }),
+        );
+      },
+      sign: (eoa, message) => signErc7739(eoa.address, 'OpenZeppelinAccount7702', message, eoa),
+      async signWithAuthorization(eoa, message) {
+        const nonce = await publicClient.getTransactionCount({ address: eoa.address });
+        const authorization = await eoa.signAuthorization({ address: implementation7702, chainId: chain.chainId, nonce });
+        const signature = await signErc7739(eoa.address, 'OpenZeppelinAccount7702', message, eoa);
+        return serializeErc8010Signature({ authorization, signature });
+      },
+    },
+    gasBurningWallet: () => deploy(artifact('GasBurningWallet')),
+    gasBurningToken: () => deploy(artifact('GasBurningToken')),
+    async approvedSignatureWallet(owner) {
+      const address = await deploy(artifact('ApprovedSignatureWallet'), [owner.address]);
+      const ownerClient = createWalletClient({ chain: chain.chain, transport: http(chain.url), account: owner });
+      return {
+        address,
+        async approve(message, signature) {
+          await chain.setBalance(owner.address, 10n ** 18n);
+          const data = encodeFunctionData({
+            abi: APPROVED_ABI,
+            functionName: 'approve',
+            args: [hashMessage(message), signature],
+          });
+          await confirm(await ownerClient.sendTransaction({ to: address, data, chain: null }));
+        },
+      };
+    },
+    async deployVerifier(at) {
+      const deployed = await deploy(artifact('SignatureVerifier'));
+      if (!at) return deployed;
+      const code = await publicClient.getCode({ address: deployed });
+      await publicClient.request({ method: 'hardhat_setCode' as never, params: [at, code] as never });
+      return getAddress(at);
+    },
+  };
+}
