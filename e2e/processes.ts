@@ -13,6 +13,17 @@ const ROOT = join(import.meta.dirname, '..');
 
 export { freePort };
 
+/** Everything a child process writes (stdout and stderr, interleaved), read at any time. */
+export function collectOutput(child: ChildProcess): () => string {
+  let output = '';
+  const append = (chunk: Buffer | string) => {
+    output += chunk;
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  return () => output;
+}
+
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -44,26 +55,20 @@ export async function startReplica(env: Record<string, string>, port?: number): 
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
+  const output = collectOutput(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://localhost:${listenPort}`;
   await Promise.race([
     waitFor(async () => (await fetch(`${url}/health`)).status === 200, `provider on ${listenPort}`),
     exited.then((code) => {
-      throw new Error(`provider exited (${code}) before answering:\n${output}`);
+      throw new Error(`provider exited (${code}) before answering:\n${output()}`);
     }),
   ]);
   return {
     port: listenPort,
     url,
     process: child,
-    output: () => output,
+    output,
     exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -6,7 +6,9 @@
  *  - a Redis server answering at REDIS_URL (default redis://127.0.0.1:6379): started if the
  *    binary exists, installed from Debian first if it does not (root only);
  *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only);
- *  - the openssl command (two tests make a throw-away https certificate): installed with apt.
+ *  - the openssl command (two tests make a throw-away https certificate): installed with apt;
+ *  - the Debian relying parties some recipe tests run (oidc-agent, Go with go-oidc, Ruby with
+ *    omniauth_openid_connect; scripts/debian-parts.mjs): installed with apt.
  *
  * Where it cannot install (not root, no apt), it stops at once with the exact command to run.
  * It never lets tests be skipped.
@@ -14,6 +16,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
+import { DEBIAN_PARTS, hasPart } from './debian-parts.mjs';
 
 const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const redisHost = redisUrl.hostname || '127.0.0.1';
@@ -102,7 +105,19 @@ function ensureOpenssl() {
     );
 }
 
+function ensureDebianParts() {
+  const missing = DEBIAN_PARTS.filter((part) => !hasPart(part));
+  if (missing.length === 0) return;
+  aptInstall(
+    missing.flatMap((part) => part.packages),
+    missing.map((part) => part.why).join('; '),
+  );
+  const still = missing.filter((part) => !hasPart(part));
+  if (still.length > 0) fail(`${still.map((part) => part.why).join('; ')} after installing them`);
+}
+
 await ensureRedis();
 ensureChromium();
 ensureOpenssl();
+ensureDebianParts();
 console.log(`prerequisites: redis at ${redisHost}:${redisPort}, chromium at ${chromium}`);

@@ -24,17 +24,21 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { clientManagementPath } from './middleware/client-management.ts';
 import { discoveryValues } from './middleware/discovery.ts';
 import { errorBoundary } from './middleware/error-boundary.ts';
+import { introspectionSubject } from './middleware/introspection-subject.ts';
 import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
 import { pushedRequestSize } from './middleware/request-size.ts';
+import { tokenRequests } from './middleware/token-requests.ts';
 import { createProvider } from './oidc.ts';
 import { createAccessGate } from './onchain/access.ts';
 import { createEnsResolver } from './onchain/names/index.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
-import { PROFILES } from './profiles.ts';
+import { PROFILES, profileFor } from './profiles.ts';
 import { logoutWithoutHint } from './redirects/logout.ts';
 import { unusedClientErrors } from './redirects/unused-clients.ts';
+import { scopesSupportedBy } from './relying-party/scopes.ts';
+import { subjectFor } from './relying-party/subject.ts';
 import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
 import { serveStatic, webAssets } from './static.ts';
@@ -201,7 +205,8 @@ function ownRoutes(router: Router): Middleware {
 /** Signet's middleware and routes around an oidc-provider instance (itself a Koa app), in order. */
 function mount(provider: Provider, services: Services) {
   const { config, logger, metrics, security, limits } = services;
-  const profile = PROFILES[config.profile];
+  const profile = profileFor(config);
+  const findClient = (clientId: string) => provider.Client.find(clientId);
   const router = new Router();
   legalRoutes(router, config, services.assets.stylesheets);
   logoRoutes(router, services);
@@ -216,6 +221,8 @@ function mount(provider: Provider, services: Services) {
     rateLimitedRoutes(profile, limits),
     pushedRequestSize(profile),
     postAsGet(profile),
+    tokenRequests(profile, scopesSupportedBy(config), findClient),
+    introspectionSubject(profile, findClient, (accountId, client) => subjectFor(services.store, accountId, client)),
     discoveryValues(profile),
     clientManagementPath(profile, config.baseUrl),
     clientLifecycle(profile, services.clients.logos),

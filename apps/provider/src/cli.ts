@@ -127,6 +127,9 @@ const COMMANDS: Record<string, Command> = {
   --access-conditions <json>        only holders may sign in, e.g.
                                     '{"match":"all","conditions":[{"type":"erc721",
                                     "chainId":1,"contract":"0x…"}]}' (README, "Gate a client")
+  --ens-email                       with scope email, release the ENS email text record (unverified)
+  --synthetic-email-domain <domain> with scope email, <address>@<domain> (unverified; README, "email")
+  --subject-chain <signed|any>      any: one sub for an EOA on every chain (README, "Chain-independent subject")
   --json                            print JSON
 
 The client secret is printed once and never again: store it now.`,
@@ -139,6 +142,9 @@ The client secret is printed once and never again: store it now.`,
       secret: { type: 'boolean', default: false },
       id: { type: 'string' },
       'access-conditions': { type: 'string' },
+      'ens-email': { type: 'boolean', default: false },
+      'synthetic-email-domain': { type: 'string' },
+      'subject-chain': { type: 'string' },
       ...JSON_OPTION,
     },
     check(values) {
@@ -167,6 +173,9 @@ The client secret is printed once and never again: store it now.`,
           client_uri: values['client-uri'],
           access_conditions:
             values['access-conditions'] === undefined ? undefined : JSON.parse(values['access-conditions'] as string),
+          ens_email: values['ens-email'] === true ? true : undefined,
+          synthetic_email_domain: values['synthetic-email-domain'],
+          subject_chain: values['subject-chain'],
           token_endpoint_auth_method: secret ? 'client_secret_basic' : 'none',
           client_secret: secret,
           client_id_issued_at: Math.floor(Date.now() / 1000),

@@ -11,6 +11,7 @@ import {
   httpUrl,
   int,
   oneOf,
+  optionalBool,
   RPC_SETTING_NAMES,
   readRpcUrls,
   readSettings,
@@ -132,6 +133,7 @@ const schema = {
   RATE_LIMIT_FAIL_OPEN: bool(),
   LOGO_STORAGE_LIMIT: int(0, 2 ** 32, 64 * 1024 * 1024),
   CLIENT_UNUSED_EXPIRY_DAYS: int(0, 3650, 0),
+  EMAIL_SCOPE: optionalBool(),
 };
 
 /** Every environment variable the provider reads (README and .env.example list each one). */
@@ -199,6 +201,8 @@ export type Config = {
   walletConnectProjectId?: string;
   /** Texts of /legal/privacy and /legal/terms (read at start), and who operates this instance. */
   legal: { privacy?: LegalText; terms?: LegalText; operator: string };
+  /** The `email` scope and claims (EMAIL_SCOPE; default: on for self-hosted, off for hosted). */
+  emailScope: boolean;
   /** Requests per client address per window (0 = no limit). */
   rateLimits: {
     windowSeconds: number;
@@ -290,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
       terms: readLegalFile('LEGAL_TERMS_FILE', s.LEGAL_TERMS_FILE),
       operator: s.OPERATOR_NAME ?? `the operator of ${s.ISSUER.host}`,
     },
+    emailScope: s.EMAIL_SCOPE ?? s.PROFILE === 'self-hosted',
     rateLimits: {
       windowSeconds: s.RATE_LIMIT_WINDOW_SECONDS,
       authorization: s.RATE_LIMIT_AUTHORIZATION,

@@ -15,8 +15,12 @@ import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './onchain/access.ts';
 import { publicUrlProblem } from './outbound.ts';
-import { PROFILES } from './profiles.ts';
+import { profileFor } from './profiles.ts';
 import { heldLogoutDestination } from './redirects/logout.ts';
+import { backchannelLogoutUriProblem, logLogoutTokens } from './relying-party/backchannel.ts';
+import { emailSourcesOf, validateEmailMetadata } from './relying-party/email.ts';
+import { scopesSupportedBy, supportedScope } from './relying-party/scopes.ts';
+import { clientSubjects, subjectChainProblem, subjectFor } from './relying-party/subject.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
 
 /** Error codes of a connection that ended before its answer was written: the client's doing, or a slow client cut off. */
@@ -68,16 +72,40 @@ function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof ht
 }
 
 /**
- * oidc-provider's default prompts, plus one login check: a session whose account no longer meets
- * a gated client's access conditions gets no silent code (prompt=none: login_required); the
- * person signs again, and the sign-in checks whoever signs. Right after a sign-in (which has just
- * checked) and for ungated clients it costs nothing.
+ * oidc-provider's default prompts, with two login checks of Signet's:
+ * - id_token_hint: the hint's `sub` must be the subject this client was given (for a client with
+ *   subject_chain "any", the chain-independent one; relying-party/subject.ts), not only the
+ *   session's account id as oidc-provider compares it;
+ * - access conditions: a session whose account no longer meets a gated client's conditions gets
+ *   no silent code (prompt=none: login_required); the person signs again, and the sign-in checks
+ *   whoever signs. Right after a sign-in (which has just checked) and for ungated clients it costs nothing.
  */
-function policyWithAccessConditions(access: AccessGate | undefined, store: Store) {
+function signInPolicy(
+  access: AccessGate | undefined,
+  store: Store,
+  subjectOf: (accountId: string, client: object) => Promise<string>,
+) {
   const policy = interactionPolicy.base();
-  if (!access) return policy;
   const { Check } = interactionPolicy;
-  policy.get('login')?.checks.add(
+  const login = policy.get('login');
+  const hintCheck = login?.checks.get('id_token_hint');
+  if (login && hintCheck) {
+    const index = login.checks.indexOf(hintCheck);
+    login.checks.remove('id_token_hint');
+    login.checks.add(
+      new Check(hintCheck.reason, hintCheck.description, 'login_required', async (ctx) => {
+        const { oidc } = ctx;
+        const hint = oidc.entities.IdTokenHint as { payload: { sub?: unknown } } | undefined;
+        if (hint === undefined) return Check.NO_NEED_TO_PROMPT;
+        const accountId = oidc.session?.accountId;
+        if (accountId === undefined || !oidc.client) return Check.REQUEST_PROMPT;
+        return hint.payload.sub === (await subjectOf(accountId, oidc.client)) ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+      }),
+      index,
+    );
+  }
+  if (!access) return policy;
+  login?.checks.add(
     new Check('access_conditions', "the account does not meet this client's access conditions", 'login_required', async (ctx) => {
       const { oidc } = ctx;
       const accountId = oidc.session?.accountId;
@@ -110,7 +138,20 @@ export function createProvider({
   stylesheets = [],
   access,
 }: ProviderDependencies): Provider {
-  const profile = PROFILES[config.profile];
+  const profile = profileFor(config);
+  const supportedScopes = scopesSupportedBy(config);
+  const subjectOf = (accountId: string, client: object | undefined) => subjectFor(store, accountId, client);
+  // Stable per sector (the redirect URIs' host, or sector_identifier_uri's), opaque to clients;
+  // over the chain-independent account id for a client with subject_chain "any".
+  const pairwiseOf = async (accountId: string, client: { sectorIdentifier?: string }) =>
+    createHmac('sha256', pairwiseSalt)
+      .update(`${client.sectorIdentifier}\0${await subjectOf(accountId, client)}`)
+      .digest('base64url');
+  /** The `sub` a client is given for an account: pairwise, chain-independent, or the account id. */
+  const clientSubject = (accountId: string, client: object) =>
+    (client as { subjectType?: string }).subjectType === 'pairwise'
+      ? pairwiseOf(accountId, client)
+      : subjectOf(accountId, client);
   const configuration: Configuration = {
     adapter: createOidcAdapter(store) as unknown as Configuration['adapter'],
     clients: config.staticClients.map((client) =>
@@ -128,6 +169,7 @@ export function createProvider({
       openid: ['sub'],
       profile: ['preferred_username', 'picture'],
       siwe: ['siwe_message', 'siwe_signature'],
+      ...(supportedScopes.has('email') ? { email: ['email', 'email_verified'] } : {}),
     },
     // Scope claims go into the ID token too, not only to the userinfo endpoint.
     conformIdTokenClaims: false,
@@ -201,6 +243,8 @@ export function createProvider({
       revocation: { enabled: true },
       userinfo: { enabled: true },
       jwtUserinfo: { enabled: true },
+      // Logout tokens to every client of the session with a backchannel_logout_uri (relying-party/backchannel.ts).
+      backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx, form) => {
@@ -245,7 +289,7 @@ export function createProvider({
     },
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
-      policy: policyWithAccessConditions(access, store),
+      policy: signInPolicy(access, store, clientSubject),
     },
     discovery: {
       op_policy_uri: `${config.baseUrl}${LEGAL_PATHS.privacy}`,
@@ -253,14 +297,32 @@ export function createProvider({
     },
     extraClientMetadata: {
       // RFC 7591 metadata oidc-provider does not know, accepted and stored as given. Their
-      // validator also runs Signet's redirect URI rule on every client, however it arrives.
+      // validator also runs Signet's per-client rules on every client, however it arrives
+      // (registration, management, CLIENTS_FILE, the CLI, storage).
       // access_conditions: what an account must hold to sign in to this client (access.ts).
-      properties: ['software_id', 'software_version', 'access_conditions'],
+      // subject_chain, ens_email, synthetic_email_domain: relying-party/subject.ts and email.ts.
+      properties: [
+        'software_id',
+        'software_version',
+        'access_conditions',
+        'subject_chain',
+        'ens_email',
+        'synthetic_email_domain',
+      ],
       validator(ctx, key, value, metadata) {
         if (key === 'access_conditions') {
           const problem =
             value === undefined ? undefined : accessConditionsProblem(value, Object.keys(config.rpcUrls).map(Number));
           if (problem) throw new errors.InvalidClientMetadata(problem);
+          return;
+        }
+        if (key === 'subject_chain') {
+          const problem = subjectChainProblem(value);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return;
+        }
+        if (key === 'ens_email' || key === 'synthetic_email_domain') {
+          validateEmailMetadata(ctx as never, key, value, metadata as Record<string, unknown>);
           return;
         }
         if (value !== undefined && typeof value !== 'string') {
@@ -272,6 +334,10 @@ export function createProvider({
           // Sizes are checked where metadata arrives over HTTP (registration, management; the
           // CLI and CLIENTS_FILE check them themselves), not when a stored client is loaded.
           if (ctx) assertMetadataBounds(metadata as never);
+          const problem = backchannelLogoutUriProblem(metadata.backchannel_logout_uri, config.allowPrivateFetch);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          // Scope values the profile does not support are dropped, as at authorization and refresh.
+          if (typeof metadata.scope === 'string') metadata.scope = supportedScope(metadata.scope, supportedScopes) ?? 'openid';
         }
       },
     },
@@ -320,7 +386,8 @@ export function createProvider({
           });
         }
       }
-      const pairwise = (ctx.oidc.client as { subjectType?: string } | undefined)?.subjectType === 'pairwise';
+      const client = ctx.oidc.client;
+      const pairwise = (client as { subjectType?: string } | undefined)?.subjectType === 'pairwise';
       // The sign-in record is read when claims are asked for (ID token, userinfo), once per
       // request; oidc-provider also finds the account where it needs no claims (the resume).
       let record: ReturnType<typeof loadSignIn> | undefined;
@@ -328,14 +395,11 @@ export function createProvider({
         accountId,
         claims: async () => {
           record ??= loadSignIn(store, grantId);
-          return claimsOf(accountId, await record, { pairwise });
+          return claimsOf(accountId, await record, { pairwise, email: emailSourcesOf(client) });
         },
       };
     },
-    async pairwiseIdentifier(_ctx, accountId, client) {
-      // Stable per sector (the redirect URIs' host, or sector_identifier_uri's), opaque to clients.
-      return createHmac('sha256', pairwiseSalt).update(`${client.sectorIdentifier}\0${accountId}`).digest('base64url');
-    },
+    pairwiseIdentifier: (_ctx, accountId, client) => pairwiseOf(accountId, client as { sectorIdentifier?: string }),
     async renderError(ctx, out, error) {
       logger.debug({ err: error, out }, 'rendered error page');
       const { error: code, error_description: description } = out as { error?: string; error_description?: string };
@@ -357,6 +421,8 @@ export function createProvider({
   // Behind one proxy: the client address is the X-Forwarded-For entry that proxy appended (the
   // last one); entries before it are whatever the client sent and are never trusted.
   provider.maxIpsCount = 1;
+  clientSubjects(provider, subjectOf);
+  logLogoutTokens(provider, logger);
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc-provider server error'));
   // Koa's 'error' event: an error no middleware answered (Koa's 500), or an answer that could not
   // be delivered because the connection ended first (the client went away, or the server's

@@ -32,15 +32,19 @@ export const int = (min: number, max: number, fallback: number) =>
     return n;
   });
 
+function parseBool(value: string, ctx: z.RefinementCtx): boolean {
+  const v = value.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+  return z.NEVER;
+}
+
 export const bool = (fallback = false) =>
-  text().transform((value, ctx) => {
-    if (value === undefined) return fallback;
-    const v = value.toLowerCase();
-    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-    if (['0', 'false', 'no', 'off'].includes(v)) return false;
-    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
-    return z.NEVER;
-  });
+  text().transform((value, ctx) => (value === undefined ? fallback : parseBool(value, ctx)));
+
+/** true or false when set; undefined when not (the caller picks a default that depends on other settings). */
+export const optionalBool = () => text().transform((value, ctx) => (value === undefined ? undefined : parseBool(value, ctx)));
 
 export const oneOf = <T extends string>(values: readonly T[], fallback: T) =>
   text().transform((value, ctx) => {

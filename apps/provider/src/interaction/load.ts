@@ -87,7 +87,7 @@ export async function loadInteraction(ctx: Context, provider: Provider, config: 
     interaction: interaction as unknown as LoadedInteraction['interaction'],
     client: view,
     oidcClient: client,
-    details: buildDetails(config, interaction as never, view, accessConditionsOf(fields)),
+    details: buildDetails(config, interaction as never, view, accessConditionsOf(fields), fields),
   };
 }
 

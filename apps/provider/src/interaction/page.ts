@@ -16,6 +16,25 @@ const SCOPE_WORDS: Record<string, string> = {
 
 export const describeScope = (scope: string) => SCOPE_WORDS[scope] ?? scope;
 
+/** What the email scope shares with this client, in words; undefined when it shares nothing. */
+function describeEmail(email: InteractionDetails['email']): string | undefined {
+  if (!email) return undefined;
+  const synthetic = email.syntheticDomain
+    ? `an address made from your Ethereum address, 0x…@${email.syntheticDomain} (not a mailbox)`
+    : undefined;
+  if (!email.ens) return `an email address: ${synthetic}`;
+  return synthetic
+    ? `an email address: the one in your ENS profile if you set one (unverified), otherwise ${synthetic}`
+    : 'the email address in your ENS profile, if you set one (unverified)';
+}
+
+/** The page's list of what the client will receive. */
+const receivedWords = (details: InteractionDetails) =>
+  details.scopes.flatMap((scope) => {
+    const words = scope === 'email' ? describeEmail(details.email) : describeScope(scope);
+    return words ? [words] : [];
+  });
+
 /** What each refusal means, for a person. */
 const ERROR_WORDS: Record<string, string> = {
   INVALID_SIGNATURE: 'The signature does not belong to the account in the message. Sign again with the same account.',
@@ -112,7 +131,7 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
   }
   <section aria-labelledby="asks">
     <h2 id="asks">${client.client_name ?? 'This site'} will receive</h2>
-    <ul class="scopes">${details.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul>
+    <ul class="scopes">${receivedWords(details).map((words) => html`<li>${words}</li>`)}</ul>
     ${
       client.policy_uri || client.tos_uri
         ? html`<p class="muted links">${client.policy_uri ? html`<a href="${client.policy_uri}" rel="noopener noreferrer" target="_blank">Privacy policy</a>` : ''}${client.policy_uri && client.tos_uri ? ' · ' : ''}${client.tos_uri ? html`<a href="${client.tos_uri}" rel="noopener noreferrer" target="_blank">Terms</a>` : ''}</p>`

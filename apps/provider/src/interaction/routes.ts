@@ -13,6 +13,7 @@ import { accountIdOf, saveSignIn } from '../account.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { TTL } from '../oidc.ts';
 import type { EnsProfile } from '../onchain/names/index.ts';
+import { chainIndependent, markExternallyOwned } from '../relying-party/subject.ts';
 import type { Services } from '../services.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
@@ -100,10 +101,14 @@ export function interactionRoutes(router: Router, services: Services) {
     // A gated client: the signer (a contract wallet by its own address, on its own chain) must hold what it asks.
     await services.access.enforce(oidcClient, accountId, verified.address, verified.method);
     const profile = await named;
+    // A chain-independent client may name this account without its chain: only an EOA's key
+    // controls the address on every chain (relying-party/subject.ts).
+    if (verified.method === 'eoa' && chainIndependent(oidcClient)) await markExternallyOwned(store, verified.address);
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
       const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
-      grant.addOIDCScope(typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid');
+      // What the client asked for, less what the profile does not support (as the details show it).
+      grant.addOIDCScope(details.scopes.join(' ') || 'openid');
       const grantId = await grant.save();
       await saveSignIn(
         store,
