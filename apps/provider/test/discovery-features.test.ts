@@ -81,7 +81,7 @@ describe('discovery and the documented features', () => {
       const discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
       expect(Object.keys(discovery).sort()).toEqual(expected);
       // What the features table says is off is not advertised.
-      for (const field of ['backchannel_logout_supported', 'request_parameter_supported', 'device_authorization_endpoint']) {
+      for (const field of ['frontchannel_logout_supported', 'request_parameter_supported', 'device_authorization_endpoint']) {
         expect(discovery[field] ?? false, field).toBe(false);
       }
     } finally {

@@ -148,13 +148,15 @@ describe('stock dynamic registration: oidc-agent registers without an auth metho
 
   it('…and still needs PKCE: no code_challenge is refused at authorization, a wrong verifier at the token endpoint', async () => {
     const { body: client } = await h.register({});
+    // Signed in once first: errors to a client nobody has signed in to yet are shown on a page,
+    // not redirected (redirects/unused-clients.ts); this client's errors are redirected.
+    const { code } = await h.signIn(client.client_id);
     const url = h.authorizationUrl(client.client_id, { scope: 'openid' });
     const refused = await fetch(url, { redirect: 'manual' });
     const back = new URL(refused.headers.get('location') as string);
     expect(back.searchParams.get('error')).toBe('invalid_request');
     expect(back.searchParams.get('error_description')).toMatch(/PKCE/);
 
-    const { code } = await h.signIn(client.client_id);
     const wrong = await h.token(
       { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: oidc.randomPKCECodeVerifier() },
       basic(client.client_id),
