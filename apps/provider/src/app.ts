@@ -114,6 +114,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     limits,
     security,
     assets,
+    lifecycle: { draining: false, keysLoaded: () => keys.length > 0 },
     provider: () => current.provider,
   };
 

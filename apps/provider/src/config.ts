@@ -117,6 +117,7 @@ const schema = {
   }),
   REGISTRATION_TOKEN: secret(16, { optional: true }),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000, 10_000),
+  SHUTDOWN_DRAIN_MS: int(0, 60_000, 5_000),
   LEGAL_PRIVACY_FILE: optionalText,
   LEGAL_TERMS_FILE: optionalText,
   OPERATOR_NAME: optionalText,
@@ -180,6 +181,8 @@ export type Config = {
   statement?: string;
   registrationToken?: string;
   shutdownTimeoutMs: number;
+  /** On SIGTERM, how long readiness answers 503 while requests are still served, before closing. */
+  shutdownDrainMs: number;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string;
   /** WalletConnect Cloud project id: when set, the page offers WalletConnect (read at run time). */
@@ -264,6 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
     statement: s.SIWE_STATEMENT,
     registrationToken: s.REGISTRATION_TOKEN,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: s.SHUTDOWN_DRAIN_MS,
     walletConnectProjectId: s.WALLETCONNECT_PROJECT_ID,
     metricsToken: s.METRICS_TOKEN,
     legal: {

@@ -23,6 +23,14 @@ export type Services = {
   limits: RateLimits;
   security: Security;
   assets: WebAssets;
+  /** What the readiness probe reports: keys loaded, and whether shutdown has begun. */
+  lifecycle: Lifecycle;
   /** The current oidc-provider instance (replaced when signing keys rotate). */
   provider(): Provider;
+};
+
+export type Lifecycle = {
+  /** Set when SIGTERM arrives: readiness answers 503 while requests are still served. */
+  draining: boolean;
+  keysLoaded(): boolean;
 };
