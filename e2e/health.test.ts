@@ -8,38 +8,17 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CookieJar, followToClient, getDetails, messageFor, postSignature, startInteraction } from '@signet/testkit';
-import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizationUrl, exchange, registerPublicClient } from './flows.ts';
 import { freePort, type RedisServer, type Replica, startRedis, startReplica } from './processes.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 
 const json = async (url: string) => {
   const response = await fetch(url);
   return { status: response.status, body: await response.json(), headers: response.headers };
 };
-
-async function registerAndAuthorize(replica: Replica) {
-  const registered = await fetch(`${replica.url}/reg`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
-  });
-  const { client_id } = (await registered.json()) as { client_id: string };
-  const verifier = oidc.randomPKCECodeVerifier();
-  const url = new URL(`${replica.url}/auth`);
-  url.search = new URLSearchParams({
-    client_id,
-    redirect_uri: REDIRECT_URI,
-    response_type: 'code',
-    scope: 'openid',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  }).toString();
-  return { clientId: client_id, verifier, url };
-}
 
 describe('probes on a running provider', () => {
   let redis: RedisServer;
@@ -97,13 +76,16 @@ describe('SIGTERM: readiness turns 503 at once, requests are served through the 
       port,
     );
     try {
-      const { clientId, verifier, url } = await registerAndAuthorize(replica);
+      const { client_id: clientId } = await registerPublicClient(replica);
+      const { url, verifier } = await authorizationUrl(replica, clientId);
       const jar = new CookieJar();
       const interactionUrl = await startInteraction(jar, url);
       const account = privateKeyToAccount(generatePrivateKey());
 
       replica.process.kill('SIGTERM');
-      await expect.poll(async () => (await fetch(`${replica.url}/health/ready`)).status, { timeout: 2_000, interval: 20 }).toBe(503);
+      await expect
+        .poll(async () => (await fetch(`${replica.url}/health/ready`)).status, { timeout: 2_000, interval: 20 })
+        .toBe(503);
       const draining = await json(`${replica.url}/health/ready`);
       expect(draining.body).toMatchObject({ status: 'draining' });
       expect(draining.headers.get('connection')).toBe('close');
@@ -115,17 +97,7 @@ describe('SIGTERM: readiness turns 503 at once, requests are served through the 
       const posted = await postSignature(jar, interactionUrl, { message, signature: await account.signMessage({ message }) });
       expect(posted.status).toBe(303);
       const callback = await followToClient(jar, interactionUrl, posted.headers.get('location') as string);
-      const token = await fetch(`${replica.url}/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code: callback.searchParams.get('code') as string,
-          code_verifier: verifier,
-          client_id: clientId,
-          redirect_uri: REDIRECT_URI,
-        }),
-      });
+      const token = await exchange(replica, clientId, callback.searchParams.get('code') as string, verifier);
       expect(token.status).toBe(200);
 
       expect(await replica.exited).toBe(0);
@@ -143,7 +115,7 @@ describe('deployment files use the probes', () => {
   it('the Dockerfile and compose.yaml check readiness', () => {
     expect(read('Dockerfile')).toMatch(/HEALTHCHECK[^\n]*\\\n[^\n]*\/health\/ready/);
     const compose = read('compose.yaml');
-    expect(compose.match(/healthcheck:\n\s+test: \[[^\n]*\/health\/ready/g)).toHaveLength(2);
+    expect(compose.match(/healthcheck:\n\s+test:\s*\[[^\]]*\/health\/ready/g)).toHaveLength(2);
   });
 
   it('the Kubernetes Deployment has both probes, a Service and a Secret, and a grace period longer than the drain', () => {

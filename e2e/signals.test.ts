@@ -89,7 +89,11 @@ describe('SIGTERM stops every documented way of running a server: exit 0, nothin
 
   it('npm run provider: npm passes SIGTERM to the provider', async () => {
     const port = await freePort();
-    const child = spawn('npm', ['run', 'provider'], { cwd: ROOT, env: { ...baseEnv(port), SHUTDOWN_DRAIN_MS: '0' }, stdio: 'ignore' });
+    const child = spawn('npm', ['run', 'provider'], {
+      cwd: ROOT,
+      env: { ...baseEnv(port), SHUTDOWN_DRAIN_MS: '0' },
+      stdio: 'ignore',
+    });
     const done = exited(child);
     await waitForHealth(`http://127.0.0.1:${port}/health`);
     const below = await descendants(child.pid as number);

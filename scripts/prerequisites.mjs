@@ -5,6 +5,8 @@
  *
  *  - a Redis server answering at REDIS_URL (default redis://127.0.0.1:6379): started if the
  *    binary exists, installed from Debian first if it does not (root only);
+ *  - redis-sentinel and redis-cli (the Sentinel failover and Redis Cluster tests start servers of
+ *    their own on free ports): installed with apt;
  *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only);
  *  - the openssl command (one test makes a throw-away https certificate): installed with apt.
  *
@@ -99,7 +101,14 @@ function ensureOpenssl() {
     aptInstall(['openssl'], 'the openssl command (a throw-away https certificate in e2e/conformance-sector.test.ts)');
 }
 
+function ensureRedisTools() {
+  if (!which('redis-server') || !which('redis-cli'))
+    aptInstall(['redis-server'], 'redis-server and redis-cli for the Redis Cluster tests');
+  if (!which('redis-sentinel')) aptInstall(['redis-sentinel'], 'redis-sentinel for the Sentinel failover tests');
+}
+
 await ensureRedis();
+ensureRedisTools();
 ensureChromium();
 ensureOpenssl();
 console.log(`prerequisites: redis at ${redisHost}:${redisPort}, chromium at ${chromium}`);

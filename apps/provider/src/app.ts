@@ -32,7 +32,7 @@ import { PROFILES } from './profiles.ts';
 import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
 import { serveStatic, webAssets } from './static.ts';
-import { createStore, type Store } from './storage/index.ts';
+import { checkEvictionPolicy, createStore, type Store } from './storage/index.ts';
 
 export type App = {
   /** Node request listener: hand it to http.createServer. */
@@ -73,6 +73,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   } catch (error) {
     await store.close();
     throw new SettingsError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
+  }
+  try {
+    await checkEvictionPolicy(store, {
+      allowEviction: config.storageAllowEviction,
+      warn: (fields, message) => logger.warn(fields, message),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
   }
 
   const metrics: Metrics = createMetrics();

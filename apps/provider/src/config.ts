@@ -20,6 +20,7 @@ import {
 } from '@signet/settings';
 import { z } from 'zod';
 import { type LogFormat, resolveLogFormat } from './logger.ts';
+import { parseRedisUrl, type RedisTarget, RedisUrlError } from './storage/redis-url.ts';
 
 export type Profile = 'self-hosted' | 'hosted';
 
@@ -62,16 +63,19 @@ const schema = {
       }
       return { kind: 'sqlite' as const, path };
     }
-    if (raw.startsWith('redis://') || raw.startsWith('rediss://')) {
+    if (/^rediss?(\+(sentinel|cluster))?:\/\//.test(raw)) {
       try {
-        new URL(raw);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'is not a valid redis:// URL' });
+        return { kind: 'redis' as const, url: raw, redis: parseRedisUrl(raw) };
+      } catch (error) {
+        if (!(error instanceof RedisUrlError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
         return z.NEVER;
       }
-      return { kind: 'redis' as const, url: raw };
     }
-    ctx.addIssue({ code: 'custom', message: 'must be sqlite:<path>, redis://…, rediss://… or memory:' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be sqlite:<path>, redis://…, rediss://…, redis+sentinel://…, redis+cluster://… or memory:',
+    });
     return z.NEVER;
   }),
   STORAGE_PREFIX: optionalText.transform((v) => v ?? 'signet:'),
@@ -129,6 +133,7 @@ const schema = {
   RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 60),
   RATE_LIMIT_TOKEN: int(0, 1_000_000, 600),
   RATE_LIMIT_FAIL_OPEN: bool(),
+  STORAGE_ALLOW_EVICTION: bool(),
 };
 
 /** Every environment variable the provider reads (README and .env.example list each one). */
@@ -159,8 +164,11 @@ export type Config = {
   /** Origin of the issuer: the SIWE URI's required origin. */
   origin: string;
   profile: Profile;
-  storage: { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string };
+  /** Redis: `url` as given (it may hold a password: never log it) and the shape it names. */
+  storage: { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string; redis: RedisTarget };
   storagePrefix: string;
+  /** Start (with a warning) on a Redis whose maxmemory-policy may evict keys: a shared cache the operator accepts. */
+  storageAllowEviction: boolean;
   rpcUrls: Record<number, string>;
   rpcTimeoutMs: number;
   /** How long a met access condition is remembered per account and client (s; 0 = always ask). */
@@ -245,6 +253,7 @@ export function loadConfig(env: Env = process.env): Config {
     profile: s.PROFILE,
     storage: s.STORAGE_URL,
     storagePrefix: s.STORAGE_PREFIX,
+    storageAllowEviction: s.STORAGE_ALLOW_EVICTION,
     rpcUrls,
     rpcTimeoutMs: s.RPC_TIMEOUT_MS,
     accessCacheSeconds: s.ACCESS_CACHE_SECONDS,

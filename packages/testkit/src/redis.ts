@@ -19,7 +19,9 @@ const PACKAGES: Record<string, string> = {
 
 function requireBinary(name: string): void {
   if (spawnSync('sh', ['-c', `command -v ${name}`]).status !== 0) {
-    throw new Error(`${name} is not installed: apt-get install -y ${PACKAGES[name] ?? name} (scripts/prerequisites.mjs does it for npm test)`);
+    throw new Error(
+      `${name} is not installed: apt-get install -y ${PACKAGES[name] ?? name} (scripts/prerequisites.mjs does it for npm test)`,
+    );
   }
 }
 
