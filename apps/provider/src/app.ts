@@ -25,6 +25,7 @@ import { discoveryValues } from './middleware/discovery.ts';
 import { errorBoundary } from './middleware/error-boundary.ts';
 import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
+import { auditProviderEvents, createAuditLog } from './observability/audit.ts';
 import { createProvider } from './oidc.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
@@ -85,6 +86,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 
   const metrics: Metrics = createMetrics();
+  const audit = createAuditLog(config.auditLog);
   // Client logos are served by the provider (/logo/<client_id>): pages load nothing from third parties.
   const security = createSecurity({
     hsts: config.origin.startsWith('https:'),
@@ -120,6 +122,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     access,
     ens,
     metrics,
+    audit,
     limits,
     security,
     assets,
@@ -138,8 +141,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       pageHeaders: (ctx, redirectUri) => security.pageHeaders(ctx as unknown as Context, redirectUri),
       stylesheets: assets.stylesheets,
       access,
+      audit,
     });
     mount(provider, services);
+    auditProviderEvents(provider, audit, { registrationToken: config.registrationToken !== undefined });
     for (const [event, kind] of [
       ['authorization_code.saved', 'authorization_code'],
       ['access_token.saved', 'access_token'],
@@ -177,6 +182,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     async close() {
       if (timer) clearInterval(timer);
       await store.close();
+      await audit.close();
     },
   };
 }

@@ -20,6 +20,7 @@ import {
 } from '@signet/settings';
 import { z } from 'zod';
 import { type LogFormat, resolveLogFormat } from './logger.ts';
+import type { AuditDestination } from './observability/audit.ts';
 import { parseRedisUrl, type RedisTarget, RedisUrlError } from './storage/redis-url.ts';
 
 export type Profile = 'self-hosted' | 'hosted';
@@ -134,6 +135,10 @@ const schema = {
   RATE_LIMIT_TOKEN: int(0, 1_000_000, 600),
   RATE_LIMIT_FAIL_OPEN: bool(),
   STORAGE_ALLOW_EVICTION: bool(),
+  AUDIT_LOG: optionalText.transform((value): AuditDestination => {
+    const v = value ?? 'off';
+    return v === 'off' || v === 'stdout' || v === 'stderr' ? v : { file: v };
+  }),
 };
 
 /** Every environment variable the provider reads (README and .env.example list each one). */
@@ -191,6 +196,8 @@ export type Config = {
   shutdownTimeoutMs: number;
   /** On SIGTERM, how long readiness answers 503 while requests are still served, before closing. */
   shutdownDrainMs: number;
+  /** Where audit events go (AUDIT_LOG): off, stdout, stderr or a file. */
+  auditLog: AuditDestination;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string;
   /** WalletConnect Cloud project id: when set, the page offers WalletConnect (read at run time). */
@@ -277,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     registrationToken: s.REGISTRATION_TOKEN,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: s.SHUTDOWN_DRAIN_MS,
+    auditLog: s.AUDIT_LOG,
     walletConnectProjectId: s.WALLETCONNECT_PROJECT_ID,
     metricsToken: s.METRICS_TOKEN,
     legal: {

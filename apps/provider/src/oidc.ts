@@ -13,6 +13,7 @@ import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
 import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
+import { type AuditLog, requestFields } from './observability/audit.ts';
 import { publicUrlProblem } from './outbound.ts';
 import { PROFILES } from './profiles.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
@@ -50,6 +51,7 @@ export type ProviderDependencies = {
   stylesheets?: string[];
   /** Clients' access conditions; checked again here whenever a refresh token is used. */
   access?: AccessGate;
+  audit?: AuditLog;
 };
 
 /** 503 from oidc-provider's own endpoints (the token endpoint) when a chain cannot be asked. */
@@ -105,6 +107,7 @@ export function createProvider({
   pageHeaders,
   stylesheets = [],
   access,
+  audit,
 }: ProviderDependencies): Provider {
   const profile = PROFILES[config.profile];
   const configuration: Configuration = {
@@ -280,6 +283,14 @@ export function createProvider({
             { event: 'access_revoked', sub: accountId, client_id: ctx.oidc.client.clientId },
             'access conditions no longer met',
           );
+          audit?.write('refresh.refused', {
+            client_id: ctx.oidc.client.clientId,
+            account: accountId,
+            reason: 'ACCESS_CONDITION_NOT_MET',
+            description: error.message,
+            grant_revoked: grantId !== undefined,
+            ...requestFields(ctx),
+          });
           throw Object.assign(new errors.InvalidGrant('access conditions not met'), {
             error_description: `ACCESS_CONDITION_NOT_MET: ${error.message}; the grant is revoked`,
           });

@@ -6,6 +6,7 @@ import type { EnsResolver } from './ens.ts';
 import type { RateLimits } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import type { AuditLog } from './observability/audit.ts';
 import type { Security } from './security.ts';
 import type { WebAssets } from './static.ts';
 import type { Store } from './storage/index.ts';
@@ -20,6 +21,8 @@ export type Services = {
   access: AccessGate;
   ens: EnsResolver;
   metrics: Metrics;
+  /** Audit events (AUDIT_LOG); a no-op when off. */
+  audit: AuditLog;
   limits: RateLimits;
   security: Security;
   assets: WebAssets;

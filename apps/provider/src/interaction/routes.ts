@@ -13,6 +13,7 @@ import { accountIdOf, saveSignIn } from '../account.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { TTL } from '../oidc.ts';
 import type { Services } from '../services.ts';
+import { auditRefusal, auditSignIn } from './audit.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
 import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
@@ -75,7 +76,7 @@ export function interactionRoutes(router: Router, services: Services) {
   });
 
   /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
-  async function signIn(loaded: LoadedInteraction, body: { message: string; signature: string }) {
+  async function signIn(ctx: Context, loaded: LoadedInteraction, body: { message: string; signature: string }) {
     const started = performance.now();
     const { interaction, details, oidcClient } = loaded;
     if (interaction.result && 'login' in interaction.result) {
@@ -121,16 +122,18 @@ export function interactionRoutes(router: Router, services: Services) {
       { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method: verified.method, ens: profile.name },
       'sign-in verified',
     );
+    auditSignIn(services.audit, ctx, loaded, { account: accountId, method: verified.method, ens: profile.name });
     return returnTo;
   }
 
   router.post('/interaction/:uid', async (ctx) => {
     let loaded: LoadedInteraction | undefined;
+    let body: { message: string; signature: string } | undefined;
     try {
       await services.limits.check(ctx, 'interaction');
-      const body = await readSignedMessage(ctx, config.interactionBodyLimit);
+      body = await readSignedMessage(ctx, config.interactionBodyLimit);
       loaded = await load(ctx);
-      redirectOnward(ctx, await signIn(loaded, body));
+      redirectOnward(ctx, await signIn(ctx, loaded, body));
     } catch (error) {
       const failure = httpErrorOf(error);
       metrics.signIn(failure.code, 'unknown');
@@ -138,6 +141,7 @@ export function interactionRoutes(router: Router, services: Services) {
         { event: 'sign_in_failed', uid: ctx.params.uid, error: failure.code, reason: failure.message },
         'sign-in refused',
       );
+      auditRefusal(services.audit, ctx, loaded, body?.message, failure);
       fail(ctx, failure, loaded);
     }
   });
