@@ -26,6 +26,7 @@ import { errorBoundary } from './middleware/error-boundary.ts';
 import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
 import { auditProviderEvents, createAuditLog } from './observability/audit.ts';
+import { NO_TRACING, startTracing } from './observability/tracing.ts';
 import { createProvider } from './oidc.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
@@ -68,7 +69,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.storage.kind === 'memory') {
     logger.warn('STORAGE_URL=memory: everything is lost when this process stops; use it for tests only');
   }
-  const store = options.store ?? (await createStore(config, { warn: (message) => logger.warn(message) }));
+  // Tracing first: when on, storage operations and RPC requests are recorded too.
+  const tracing = config.tracing.enabled ? await startTracing(config.tracing) : NO_TRACING;
+  const rawStore = options.store ?? (await createStore(config, { warn: (message) => logger.warn(message) }));
+  const store = tracing.store(rawStore);
   try {
     await store.ping();
   } catch (error) {
@@ -94,7 +98,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ? { connectSources: WALLETCONNECT_SOURCES.connect, frameSources: WALLETCONNECT_SOURCES.frame }
       : {}),
   });
-  const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
+  const chains = createChainRegistry(config.rpcUrls, { timeoutMs: config.rpcTimeoutMs, fetchFor: tracing.rpcFetch });
   const access = createAccessGate({ chains, timeoutMs: config.rpcTimeoutMs, cacheSeconds: config.accessCacheSeconds });
   const ens = createEnsResolver({
     rpcUrl: config.ens.rpcUrl,
@@ -105,6 +109,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger,
     allowPrivate: config.allowPrivateFetch,
     onLookup: (outcome) => metrics.ensLookup(outcome),
+    fetchFn: tracing.rpcFetch?.(1),
   });
   const limits = createRateLimits(store, config, logger, metrics);
   const assets = webAssets();
@@ -123,6 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ens,
     metrics,
     audit,
+    tracing,
     limits,
     security,
     assets,
@@ -183,6 +189,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       if (timer) clearInterval(timer);
       await store.close();
       await audit.close();
+      await tracing.shutdown();
     },
   };
 }
@@ -212,6 +219,7 @@ function mount(provider: Provider, services: Services) {
 
   pinIssuerOrigin(provider, config.baseUrl);
   const steps = [
+    services.tracing.middleware,
     accessLog(logger, { trustProxy: config.trustProxy }),
     errorBoundary(provider, metrics),
     security.middleware,

@@ -38,6 +38,12 @@ function parseHttpUrl(value: string): URL | undefined {
   }
 }
 
+const otlpProtocol = optionalText.transform((value, ctx) => {
+  if (value === undefined || value === 'http/protobuf' || value === 'http/json') return value;
+  ctx.addIssue({ code: 'custom', message: 'must be http/protobuf or http/json (grpc is not shipped)' });
+  return z.NEVER;
+});
+
 const schema = {
   PORT: int(1, 65535, 3000),
   HOST: text().transform((v) => v ?? '0.0.0.0'),
@@ -135,6 +141,24 @@ const schema = {
   RATE_LIMIT_TOKEN: int(0, 1_000_000, 600),
   RATE_LIMIT_FAIL_OPEN: bool(),
   STORAGE_ALLOW_EVICTION: bool(),
+  // OpenTelemetry: the standard variables, checked here; the SDK reads them (and every other
+  // OTEL_* it knows, such as OTEL_EXPORTER_OTLP_HEADERS) itself when tracing is on.
+  OTEL_SDK_DISABLED: bool(),
+  OTEL_TRACES_EXPORTER: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const exporters = value.split(',').map((v) => v.trim());
+    const unknown = exporters.find((v) => !['otlp', 'console', 'none'].includes(v));
+    if (unknown !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be otlp, console or none (comma-separated); ${unknown} is not shipped` });
+      return z.NEVER;
+    }
+    return exporters.includes('none') ? [] : (exporters as ('otlp' | 'console')[]);
+  }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+  OTEL_SERVICE_NAME: optionalText,
   AUDIT_LOG: optionalText.transform((value): AuditDestination => {
     const v = value ?? 'off';
     return v === 'off' || v === 'stdout' || v === 'stderr' ? v : { file: v };
@@ -198,6 +222,11 @@ export type Config = {
   shutdownDrainMs: number;
   /** Where audit events go (AUDIT_LOG): off, stdout, stderr or a file. */
   auditLog: AuditDestination;
+  /**
+   * OpenTelemetry traces: off unless OTEL_TRACES_EXPORTER names an exporter or an OTLP endpoint
+   * is set (and OTEL_SDK_DISABLED is not true). The SDK reads the endpoint, headers and the rest.
+   */
+  tracing: TracingSettings;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string;
   /** WalletConnect Cloud project id: when set, the page offers WalletConnect (read at run time). */
@@ -243,6 +272,30 @@ function readClientsFile(path: string): Record<string, unknown>[] {
   return parsed as Record<string, unknown>[];
 }
 
+export type TracingSettings =
+  | { enabled: false }
+  | { enabled: true; exporters: ('otlp' | 'console')[]; protocol: 'http/protobuf' | 'http/json'; serviceName: string };
+
+function tracingSettings(s: {
+  OTEL_SDK_DISABLED: boolean;
+  OTEL_TRACES_EXPORTER: ('otlp' | 'console')[] | undefined;
+  OTEL_EXPORTER_OTLP_ENDPOINT: string | undefined;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: string | undefined;
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' | 'http/json' | undefined;
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' | 'http/json' | undefined;
+  OTEL_SERVICE_NAME: string | undefined;
+}): TracingSettings {
+  const endpoint = s.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? s.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const exporters = s.OTEL_TRACES_EXPORTER ?? (endpoint ? ['otlp' as const] : []);
+  if (s.OTEL_SDK_DISABLED || exporters.length === 0) return { enabled: false };
+  return {
+    enabled: true,
+    exporters,
+    protocol: s.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? s.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    serviceName: s.OTEL_SERVICE_NAME ?? 'signet-provider',
+  };
+}
+
 /** Reads and validates the settings; throws SettingsError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const s = readSettings(schema, env);
@@ -285,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: s.SHUTDOWN_DRAIN_MS,
     auditLog: s.AUDIT_LOG,
+    tracing: tracingSettings(s),
     walletConnectProjectId: s.WALLETCONNECT_PROJECT_ID,
     metricsToken: s.METRICS_TOKEN,
     legal: {

@@ -37,6 +37,8 @@ export type EnsOptions = {
   /** ALLOW_PRIVATE_FETCH: accept avatar URLs on loopback/private addresses and http (development). */
   allowPrivate?: boolean;
   onLookup?: (outcome: 'cache-hit' | 'resolved' | 'not-found' | 'failed') => void;
+  /** The fetch the RPC transport uses (tracing); the global fetch by default. */
+  fetchFn?: typeof fetch;
 };
 
 const TIMEOUT = Symbol('timeout');
@@ -57,7 +59,7 @@ export function createEnsResolver(options: EnsOptions): EnsResolver {
   });
   const client = createPublicClient({
     chain,
-    transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }),
+    transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, fetchFn: options.fetchFn }),
     ccipRead: false,
   }) as PublicClient;
 

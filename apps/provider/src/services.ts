@@ -7,6 +7,7 @@ import type { RateLimits } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { AuditLog } from './observability/audit.ts';
+import type { Tracing } from './observability/tracing.ts';
 import type { Security } from './security.ts';
 import type { WebAssets } from './static.ts';
 import type { Store } from './storage/index.ts';
@@ -23,6 +24,8 @@ export type Services = {
   metrics: Metrics;
   /** Audit events (AUDIT_LOG); a no-op when off. */
   audit: AuditLog;
+  /** OpenTelemetry spans (OTEL_*); direct calls when off. */
+  tracing: Tracing;
   limits: RateLimits;
   security: Security;
   assets: WebAssets;

@@ -33,7 +33,7 @@ function httpErrorOf(error: unknown): HttpError {
 }
 
 export function interactionRoutes(router: Router, services: Services) {
-  const { config, store, logger, chains, ens, metrics } = services;
+  const { config, store, logger, chains, ens, metrics, tracing } = services;
   const load = (ctx: Context) => loadInteraction(ctx, services.provider(), config, ctx.params.uid as string);
 
   function fail(ctx: Context, error: HttpError, loaded?: LoadedInteraction) {
@@ -82,18 +82,25 @@ export function interactionRoutes(router: Router, services: Services) {
     if (interaction.result && 'login' in interaction.result) {
       throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
     }
-    const verified = await verifySiwe({
-      message: body.message,
-      signature: body.signature,
-      client: chains,
-      expect: expectationsFor(details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 }),
+    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
+      const result = await verifySiwe({
+        message: body.message,
+        signature: body.signature,
+        client: chains,
+        expect: expectationsFor(details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 }),
+      });
+      span.set('signet.siwe.method', result.method);
+      span.set('signet.chain_id', result.chainId);
+      return result;
     });
     metrics.verification(performance.now() - started, verified.method);
 
     const accountId = accountIdOf(verified.chainId, verified.address);
     // A gated client: the signer (a contract wallet by its own address) must hold what it asks.
-    await services.access.enforce(oidcClient, accountId, verified.address);
-    const profile = await ens.resolve(verified.address);
+    await tracing.span('signet.access.check', { 'signet.client_id': oidcClient.clientId }, () =>
+      services.access.enforce(oidcClient, accountId, verified.address),
+    );
+    const profile = await tracing.span('signet.ens.resolve', {}, () => ens.resolve(verified.address));
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
       const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
