@@ -180,6 +180,24 @@ describe('audit events', () => {
       reason: 'INVALID_SIGNATURE',
       status: 401,
       uid: details.uid,
+      account_verified: false,
+    });
+    expect(line).not.toHaveProperty('method');
+  });
+
+  it('sign_in.refused after the signature verified: the proven account and method (a gated client)', async () => {
+    const config = await client({
+      access_conditions: { match: 'all', conditions: [{ type: 'erc721', chainId: 1, contract: erc721.address }] },
+    } as Partial<oidc.ClientMetadata>);
+    const outsider = privateKeyToAccount(generatePrivateKey());
+    await expect(walletSignIn({ authorizationUrl: (await pkceAuthorization(config)).url, signer: outsider })).rejects.toThrow(/403/);
+    const [line] = await events('sign_in.refused', { account: `eip155:1:${outsider.address}` });
+    expect(line).toMatchObject({
+      client_id: config.clientMetadata().client_id,
+      reason: 'ACCESS_CONDITION_NOT_MET',
+      status: 403,
+      account_verified: true,
+      method: 'eoa',
     });
   });
 

@@ -31,24 +31,32 @@ export function auditSignIn(
   });
 }
 
+/** How far a sign-in got before it was refused: once the signature verified, its account and method are proven. */
+export type SignInProgress = { verified?: { account: string; method: string } };
+
 export function auditRefusal(
   audit: AuditLog,
   ctx: Context,
   loaded: LoadedInteraction | undefined,
-  message: string | undefined,
+  attempt: SignInProgress & { message?: string },
   failure: HttpError,
 ): void {
   if (!audit.enabled) return;
-  // The account the message names, when it parses (a refused message may name anyone's).
+  // Before the signature verified: the account the message names, when it parses (a refused
+  // message may name anyone's), marked as not verified.
   let claimed: { address?: string; chainId?: number } = {};
   try {
-    if (message !== undefined) claimed = parseSiweMessage(message);
+    if (!attempt.verified && attempt.message !== undefined) claimed = parseSiweMessage(attempt.message);
   } catch {
     // unparsable: no account to name
   }
   audit.write('sign_in.refused', {
     client_id: loaded ? String(loaded.interaction.params.client_id) : undefined,
-    account: claimed.address && claimed.chainId !== undefined ? `eip155:${claimed.chainId}:${claimed.address}` : undefined,
+    account:
+      attempt.verified?.account ??
+      (claimed.address && claimed.chainId !== undefined ? `eip155:${claimed.chainId}:${claimed.address}` : undefined),
+    account_verified: attempt.verified !== undefined,
+    method: attempt.verified?.method,
     uid: ctx.params?.uid,
     reason: failure.code,
     description: failure.message,

@@ -13,7 +13,7 @@ import { accountIdOf, saveSignIn } from '../account.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { TTL } from '../oidc.ts';
 import type { Services } from '../services.ts';
-import { auditRefusal, auditSignIn } from './audit.ts';
+import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
 import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
@@ -76,7 +76,12 @@ export function interactionRoutes(router: Router, services: Services) {
   });
 
   /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
-  async function signIn(ctx: Context, loaded: LoadedInteraction, body: { message: string; signature: string }) {
+  async function signIn(
+    ctx: Context,
+    loaded: LoadedInteraction,
+    body: { message: string; signature: string },
+    progress: SignInProgress,
+  ) {
     const started = performance.now();
     const { interaction, details, oidcClient } = loaded;
     if (interaction.result && 'login' in interaction.result) {
@@ -96,6 +101,7 @@ export function interactionRoutes(router: Router, services: Services) {
     metrics.verification(performance.now() - started, verified.method);
 
     const accountId = accountIdOf(verified.chainId, verified.address);
+    progress.verified = { account: accountId, method: verified.method };
     // A gated client: the signer (a contract wallet by its own address) must hold what it asks.
     await tracing.span('signet.access.check', { 'signet.client_id': oidcClient.clientId }, () =>
       services.access.enforce(oidcClient, accountId, verified.address),
@@ -136,11 +142,12 @@ export function interactionRoutes(router: Router, services: Services) {
   router.post('/interaction/:uid', async (ctx) => {
     let loaded: LoadedInteraction | undefined;
     let body: { message: string; signature: string } | undefined;
+    const progress: SignInProgress = {};
     try {
       await services.limits.check(ctx, 'interaction');
       body = await readSignedMessage(ctx, config.interactionBodyLimit);
       loaded = await load(ctx);
-      redirectOnward(ctx, await signIn(ctx, loaded, body));
+      redirectOnward(ctx, await signIn(ctx, loaded, body, progress));
     } catch (error) {
       const failure = httpErrorOf(error);
       metrics.signIn(failure.code, 'unknown');
@@ -148,7 +155,7 @@ export function interactionRoutes(router: Router, services: Services) {
         { event: 'sign_in_failed', uid: ctx.params.uid, error: failure.code, reason: failure.message },
         'sign-in refused',
       );
-      auditRefusal(services.audit, ctx, loaded, body?.message, failure);
+      auditRefusal(services.audit, ctx, loaded, { message: body?.message, ...progress }, failure);
       fail(ctx, failure, loaded);
     }
   });
