@@ -190,7 +190,9 @@ describe('audit events', () => {
       access_conditions: { match: 'all', conditions: [{ type: 'erc721', chainId: 1, contract: erc721.address }] },
     } as Partial<oidc.ClientMetadata>);
     const outsider = privateKeyToAccount(generatePrivateKey());
-    await expect(walletSignIn({ authorizationUrl: (await pkceAuthorization(config)).url, signer: outsider })).rejects.toThrow(/403/);
+    await expect(walletSignIn({ authorizationUrl: (await pkceAuthorization(config)).url, signer: outsider })).rejects.toThrow(
+      /403/,
+    );
     const [line] = await events('sign_in.refused', { account: `eip155:1:${outsider.address}` });
     expect(line).toMatchObject({
       client_id: config.clientMetadata().client_id,
