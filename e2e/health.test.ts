@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadConfig } from '@signet/provider';
 import { CookieJar, followToClient, getDetails, messageFor, postSignature, startInteraction } from '@signet/testkit';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,8 +72,8 @@ describe('SIGTERM: readiness turns 503 at once, requests are served through the 
   it('a sign-in started before SIGTERM completes during the drain; the process then exits 0', async () => {
     const port = await freePort();
     const replica = await startReplica(
-      // The default drain (SHUTDOWN_DRAIN_MS, 5 s).
-      { ISSUER: `http://localhost:${port}`, STORAGE_URL: 'memory:', LOG_LEVEL: 'info' },
+      // A drain longer than the default 5 s, so a slow machine still fits the sign-in inside it.
+      { ISSUER: `http://localhost:${port}`, STORAGE_URL: 'memory:', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '8000' },
       port,
     );
     try {
@@ -84,7 +85,7 @@ describe('SIGTERM: readiness turns 503 at once, requests are served through the 
 
       replica.process.kill('SIGTERM');
       await expect
-        .poll(async () => (await fetch(`${replica.url}/health/ready`)).status, { timeout: 2_000, interval: 20 })
+        .poll(async () => (await fetch(`${replica.url}/health/ready`)).status, { timeout: 5_000, interval: 20 })
         .toBe(503);
       const draining = await json(`${replica.url}/health/ready`);
       expect(draining.body).toMatchObject({ status: 'draining' });
@@ -110,6 +111,10 @@ describe('SIGTERM: readiness turns 503 at once, requests are served through the 
 });
 
 describe('deployment files use the probes', () => {
+  it('the drain is a few seconds by default (SHUTDOWN_DRAIN_MS)', () => {
+    expect(loadConfig({}).shutdownDrainMs).toBe(5_000);
+  });
+
   const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
   it('the Dockerfile and compose.yaml check readiness', () => {
