@@ -97,7 +97,7 @@ const baseEnv = (port: number) => ({
 });
 
 describe('SIGTERM stops every documented way of running a server: exit 0, nothing left', () => {
-  it('the signet executable (node_modules/.bin/signet provider)', async () => {
+  it('the signet executable (node_modules/.bin/signet provider), through the default drain', async () => {
     const port = await freePort();
     const child = spawn(join(ROOT, 'node_modules', '.bin', 'signet'), ['provider'], { env: baseEnv(port), stdio: 'ignore' });
     const done = exited(child);
@@ -111,7 +111,11 @@ describe('SIGTERM stops every documented way of running a server: exit 0, nothin
 
   it('npm run provider: npm passes SIGTERM to the provider', async () => {
     const port = await freePort();
-    const child = spawn('npm', ['run', 'provider'], { cwd: ROOT, env: baseEnv(port), stdio: 'ignore' });
+    const child = spawn('npm', ['run', 'provider'], {
+      cwd: ROOT,
+      env: { ...baseEnv(port), SHUTDOWN_DRAIN_MS: '0' },
+      stdio: 'ignore',
+    });
     const done = exited(child);
     await waitForHealth(`http://127.0.0.1:${port}/health`);
     const below = await descendants(child.pid as number);
@@ -134,6 +138,7 @@ describe('SIGTERM stops every documented way of running a server: exit 0, nothin
         CLIENT_PORT: String(clientPort),
         SIGNET_DATA_DIR: mkdtempSync(join(tmpdir(), 'signet-start-')),
         SIGNET_START_SKIP_BUILD: '1',
+        SHUTDOWN_DRAIN_MS: '0',
         LOG_LEVEL: 'warn',
       },
       stdio: 'ignore',

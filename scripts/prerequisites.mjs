@@ -5,6 +5,8 @@
  *
  *  - a Redis server answering at REDIS_URL (default redis://127.0.0.1:6379): started if the
  *    binary exists, installed from Debian first if it does not (root only);
+ *  - redis-sentinel and redis-cli (the Sentinel failover and Redis Cluster tests start servers of
+ *    their own on free ports): installed with apt;
  *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only);
  *  - the openssl command (two tests make a throw-away https certificate): installed with apt;
  *  - the Debian relying parties some recipe tests run (oidc-agent, Go with go-oidc, Ruby with
@@ -116,7 +118,14 @@ function ensureDebianParts() {
   if (still.length > 0) fail(`${still.map((part) => part.why).join('; ')} after installing them`);
 }
 
+function ensureRedisTools() {
+  if (!which('redis-server') || !which('redis-cli'))
+    aptInstall(['redis-server'], 'redis-server and redis-cli for the Redis Cluster tests');
+  if (!which('redis-sentinel')) aptInstall(['redis-sentinel'], 'redis-sentinel for the Sentinel failover tests');
+}
+
 await ensureRedis();
+ensureRedisTools();
 ensureChromium();
 ensureOpenssl();
 ensureDebianParts();

@@ -29,6 +29,8 @@ import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
 import { pushedRequestSize } from './middleware/request-size.ts';
 import { tokenRequests } from './middleware/token-requests.ts';
+import { auditProviderEvents, createAuditLog } from './observability/audit.ts';
+import { NO_TRACING, startTracing } from './observability/tracing.ts';
 import { createProvider } from './oidc.ts';
 import { createAccessGate } from './onchain/access.ts';
 import { createEnsResolver } from './onchain/names/index.ts';
@@ -42,7 +44,7 @@ import { subjectFor } from './relying-party/subject.ts';
 import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
 import { serveStatic, webAssets } from './static.ts';
-import { createStore, type Store } from './storage/index.ts';
+import { checkEvictionPolicy, createStore, type Store } from './storage/index.ts';
 
 export type App = {
   /** Node request listener: hand it to http.createServer. */
@@ -78,15 +80,28 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.storage.kind === 'memory') {
     logger.warn('STORAGE_URL=memory: everything is lost when this process stops; use it for tests only');
   }
-  const store = options.store ?? (await createStore(config, { warn: (message) => logger.warn(message) }));
+  // Tracing first: when on, storage operations and RPC requests are recorded too.
+  const tracing = config.tracing.enabled ? await startTracing(config.tracing) : NO_TRACING;
+  const rawStore = options.store ?? (await createStore(config, { warn: (message) => logger.warn(message) }));
+  const store = tracing.store(rawStore);
   try {
     await store.ping();
   } catch (error) {
     await store.close();
     throw new SettingsError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
   }
+  try {
+    await checkEvictionPolicy(store, {
+      allowEviction: config.storageAllowEviction,
+      warn: (fields, message) => logger.warn(fields, message),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 
   const metrics: Metrics = createMetrics();
+  const audit = createAuditLog(config.auditLog);
   // Client logos are served by the provider (/logo/<client_id>): pages load nothing from third parties.
   const security = createSecurity({
     hsts: config.origin.startsWith('https:'),
@@ -97,6 +112,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const chains = createChainRegistry(config.rpcUrls, {
     timeoutMs: config.rpcTimeoutMs,
     signatureVerifiers: config.signatureVerifiers,
+    fetchFor: tracing.rpcFetch,
   });
   const access = createAccessGate({ chains, timeoutMs: config.rpcTimeoutMs, cacheSeconds: config.accessCacheSeconds });
   const ens = createEnsResolver({
@@ -109,6 +125,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger,
     allowPrivate: config.allowPrivateFetch,
     onLookup: (outcome) => metrics.ensLookup(outcome),
+    fetchFn: tracing.rpcFetch?.(1),
   });
   const limits = createRateLimits(store, config, logger, metrics);
   const clients = await startClientHousekeeping(config, store, logger);
@@ -127,10 +144,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     access,
     ens,
     metrics,
+    audit,
+    tracing,
     limits,
     security,
     assets,
     clients,
+    lifecycle: { draining: false, keysLoaded: () => keys.length > 0 },
     provider: () => current.provider,
   };
 
@@ -145,8 +165,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       pageHeaders: (ctx, redirectUri) => security.pageHeaders(ctx as unknown as Context, redirectUri),
       stylesheets: assets.stylesheets,
       access,
+      audit,
     });
     mount(provider, services);
+    auditProviderEvents(provider, audit, { registrationToken: config.registrationToken !== undefined });
     for (const [event, kind] of [
       ['authorization_code.saved', 'authorization_code'],
       ['access_token.saved', 'access_token'],
@@ -185,6 +207,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       if (timer) clearInterval(timer);
       await clients.stop();
       await store.close();
+      await audit.close();
+      await tracing.shutdown();
     },
   };
 }
@@ -215,6 +239,7 @@ function mount(provider: Provider, services: Services) {
 
   pinIssuerOrigin(provider, config.baseUrl);
   const steps = [
+    services.tracing.middleware,
     accessLog(logger, { trustProxy: config.trustProxy }),
     errorBoundary(provider, metrics),
     security.middleware,

@@ -8,12 +8,14 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { SettingsError } from '@signet/settings';
 import { exportJWK, generateKeyPair } from 'jose';
 import { type Config, loadConfig } from './config.ts';
 import { listSigningKeys, RETIRED_KEY_RETENTION_MS, rotateSigningKeys } from './keys.ts';
 import { createLogger } from './logger.ts';
+import { type AuditLog, clientSummary, createAuditLog } from './observability/audit.ts';
 import { PROFILES } from './profiles.ts';
 import type { Store } from './storage/index.ts';
 
@@ -39,6 +41,8 @@ type Command = {
 
 type CommandContext = {
   config: Config;
+  /** Audit events of changes made from the command line (AUDIT_LOG), actor "cli". */
+  audit: AuditLog;
   /** Undefined when a read-only command finds no storage yet. */
   store: Store | undefined;
   values: Record<string, string | boolean | string[] | undefined>;
@@ -77,6 +81,15 @@ function formatPairs(pairs: [string, unknown][]): string {
     .map(([k, v]) => `${k.padEnd(width)}  ${Array.isArray(v) ? v.join(' ') : String(v)}`)
     .join('\n');
 }
+
+/** Who ran the command, as the operating system knows them. */
+const osUser = () => {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+};
 
 const print = (out: Out, json: boolean, data: unknown, text: () => string) => out(json ? JSON.stringify(data, null, 2) : text());
 
@@ -158,7 +171,7 @@ The client secret is printed once and never again: store it now.`,
         }
       }
     },
-    async run({ config, store, values, out }) {
+    async run({ config, store, audit, values, out }) {
       if (!store) throw new Error('no storage');
       const redirectUris = values['redirect-uri'] as string[];
       const secret = values.secret ? randomBytes(48).toString('base64url') : undefined;
@@ -184,7 +197,9 @@ The client secret is printed once and never again: store it now.`,
       const Clients = new ((await storage()).createOidcAdapter(store))('Client');
       if (config.staticClients.some((m) => m.client_id === clientId) || (await Clients.find(clientId)))
         throw new UsageError(`client ${clientId} already exists`);
-      await Clients.upsert(clientId, await validateClient(config, store, metadata));
+      const validated = await validateClient(config, store, metadata);
+      await Clients.upsert(clientId, validated);
+      audit.write('client.registered', { client_id: clientId, actor: 'cli', os_user: osUser(), ...clientSummary(validated) });
       // The operator's own client: used from the start (never expired), and its logo fetched now.
       await (await import('./clients/usage.ts')).markUsed(store, clientId, 'operator');
       const logo = await (await import('./logos.ts')).refreshClientLogo(
@@ -279,7 +294,7 @@ Removes a registered client. Clients from CLIENTS_FILE are removed by editing th
     check(_values, positionals) {
       if (positionals.length !== 1) throw new UsageError('clients remove needs one client_id', usageOf('clients remove'));
     },
-    async run({ config, store, values, positionals, out }) {
+    async run({ config, store, audit, values, positionals, out }) {
       if (!store) throw new Error('no storage');
       const id = positionals[0] as string;
       if (config.staticClients.some((m) => m.client_id === id))
@@ -288,6 +303,7 @@ Removes a registered client. Clients from CLIENTS_FILE are removed by editing th
       if (!(await Clients.find(id))) throw new UsageError(`no client ${id} in storage`);
       // With its registration access tokens, logo and usage record.
       await (await import('./clients/lifecycle.ts')).forgetClient(store, id);
+      audit.write('client.deleted', { client_id: id, actor: 'cli', os_user: osUser() });
       print(out, values.json === true, { removed: id }, () => `removed ${id}`);
     },
   },
@@ -372,9 +388,10 @@ The signing key and the retired keys still published for verification (private p
 Creates a new signing key. The previous key is retired but stays in the key set long enough for
 everything it signed to expire. Running providers switch to the new key within 30 seconds.`,
     options: { ...JSON_OPTION },
-    async run({ store, values, out }) {
+    async run({ store, audit, values, out }) {
       if (!store) throw new Error('no storage');
       const { added, retired, dropped } = await rotateSigningKeys(store);
+      audit.write('signing_key.rotated', { kid: added.kid, retired, dropped, actor: 'cli', os_user: osUser() });
       print(out, values.json === true, { signing: added.kid, retired, dropped }, () =>
         [
           formatPairs([
@@ -450,6 +467,7 @@ export async function runCli(
     absent && command.readOnly
       ? undefined
       : await (await storage()).createStore(config, { warn: (m) => console.error(`signet: ${m}`) });
+  const audit = createAuditLog(command.readOnly ? 'off' : config.auditLog);
   try {
     if (store) {
       try {
@@ -458,10 +476,11 @@ export async function runCli(
         throw new SettingsError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
       }
     }
-    await command.run({ config, store, values: parsed.values, positionals: parsed.positionals, out });
+    await command.run({ config, store, audit, values: parsed.values, positionals: parsed.positionals, out });
     return 0;
   } finally {
     await store?.close();
+    await audit.close();
   }
 }
 

@@ -13,6 +13,7 @@ import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
 import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
+import { type AuditLog, requestFields } from './observability/audit.ts';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './onchain/access.ts';
 import { publicUrlProblem } from './outbound.ts';
 import { profileFor } from './profiles.ts';
@@ -56,6 +57,7 @@ export type ProviderDependencies = {
   stylesheets?: string[];
   /** Clients' access conditions; checked again here whenever a refresh token is used. */
   access?: AccessGate;
+  audit?: AuditLog;
 };
 
 /** 503 from oidc-provider's own endpoints (the token endpoint) when a chain cannot be asked. */
@@ -137,6 +139,7 @@ export function createProvider({
   pageHeaders,
   stylesheets = [],
   access,
+  audit,
 }: ProviderDependencies): Provider {
   const profile = profileFor(config);
   const supportedScopes = scopesSupportedBy(config);
@@ -381,6 +384,14 @@ export function createProvider({
             { event: 'access_revoked', sub: accountId, client_id: ctx.oidc.client.clientId },
             'access conditions no longer met',
           );
+          audit?.write('refresh.refused', {
+            client_id: ctx.oidc.client.clientId,
+            account: accountId,
+            reason: 'ACCESS_CONDITION_NOT_MET',
+            description: error.message,
+            grant_revoked: grantId !== undefined,
+            ...requestFields(ctx),
+          });
           throw Object.assign(new errors.InvalidGrant('access conditions not met'), {
             error_description: `ACCESS_CONDITION_NOT_MET: ${error.message}; the grant is revoked`,
           });

@@ -267,6 +267,8 @@ export function readSettings<S extends z.ZodRawShape>(shape: S, env: Env): z.out
   const issue = result.error.issues[0];
   const variable = String(issue?.path[0] ?? 'settings');
   const got = env[variable];
-  const shown = got === undefined || /SECRET|KEY|TOKEN|PASSWORD/i.test(variable) ? '' : ` (got ${JSON.stringify(got)})`;
+  // Never echo a secret: by the variable's name, or a password inside a URL (user:password@).
+  const secret = /SECRET|KEY|TOKEN|PASSWORD/i.test(variable) || /\/\/[^/?#]*:[^/?#]*@/.test(got ?? '');
+  const shown = got === undefined || secret ? '' : ` (got ${JSON.stringify(got)})`;
   throw new SettingsError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
 }

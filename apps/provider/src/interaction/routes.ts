@@ -15,6 +15,7 @@ import { TTL } from '../oidc.ts';
 import type { EnsProfile } from '../onchain/names/index.ts';
 import { chainIndependent, markExternallyOwned } from '../relying-party/subject.ts';
 import type { Services } from '../services.ts';
+import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
 import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
@@ -34,7 +35,7 @@ function httpErrorOf(error: unknown): HttpError {
 }
 
 export function interactionRoutes(router: Router, services: Services) {
-  const { config, store, logger, chains, ens, metrics } = services;
+  const { config, store, logger, chains, ens, metrics, tracing } = services;
   const load = (ctx: Context) => loadInteraction(ctx, services.provider(), config, ctx.params.uid as string);
 
   function fail(ctx: Context, error: HttpError, loaded?: LoadedInteraction) {
@@ -77,29 +78,44 @@ export function interactionRoutes(router: Router, services: Services) {
   });
 
   /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
-  async function signIn(loaded: LoadedInteraction, body: { message: string; signature: string }) {
+  async function signIn(
+    ctx: Context,
+    loaded: LoadedInteraction,
+    body: { message: string; signature: string },
+    progress: SignInProgress,
+  ) {
     const started = performance.now();
     const { interaction, details, oidcClient } = loaded;
     if (interaction.result && 'login' in interaction.result) {
       throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
     }
-    const verified = await verifySiwe({
-      message: body.message,
-      signature: body.signature,
-      client: chains,
-      expect: expectationsFor(details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 }),
+    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
+      const result = await verifySiwe({
+        message: body.message,
+        signature: body.signature,
+        client: chains,
+        expect: expectationsFor(details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 }),
+      });
+      span.set('signet.siwe.method', result.method);
+      span.set('signet.chain_id', result.chainId);
+      return result;
     });
     metrics.verification(performance.now() - started, verified.method);
 
     const accountId = accountIdOf(verified.chainId, verified.address);
+    progress.verified = { account: accountId, method: verified.method };
     // The holdings check and the name lookup do not depend on each other: both start now. A
     // refusal by the access check still refuses (the lookup is left to finish on its own), and
     // the lookup never fails a sign-in (its fallback is the address).
-    const named = ens
-      .resolve(verified.address, { chainId: verified.chainId, contractWallet: verified.method !== 'eoa' })
+    const named = tracing
+      .span('signet.ens.resolve', {}, () =>
+        ens.resolve(verified.address, { chainId: verified.chainId, contractWallet: verified.method !== 'eoa' }),
+      )
       .catch(() => ({}) as EnsProfile);
     // A gated client: the signer (a contract wallet by its own address, on its own chain) must hold what it asks.
-    await services.access.enforce(oidcClient, accountId, verified.address, verified.method);
+    await tracing.span('signet.access.check', { 'signet.client_id': oidcClient.clientId }, () =>
+      services.access.enforce(oidcClient, accountId, verified.address, verified.method),
+    );
     const profile = await named;
     // A chain-independent client may name this account without its chain: only an EOA's key
     // controls the address on every chain (relying-party/subject.ts).
@@ -136,16 +152,19 @@ export function interactionRoutes(router: Router, services: Services) {
       { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method: verified.method, ens: profile.name },
       'sign-in verified',
     );
+    auditSignIn(services.audit, ctx, loaded, { account: accountId, method: verified.method, ens: profile.name });
     return returnTo;
   }
 
   router.post('/interaction/:uid', async (ctx) => {
     let loaded: LoadedInteraction | undefined;
+    let body: { message: string; signature: string } | undefined;
+    const progress: SignInProgress = {};
     try {
       await services.limits.check(ctx, 'interaction');
-      const body = await readSignedMessage(ctx, config.interactionBodyLimit);
+      body = await readSignedMessage(ctx, config.interactionBodyLimit);
       loaded = await load(ctx);
-      redirectOnward(ctx, await signIn(loaded, body));
+      redirectOnward(ctx, await signIn(ctx, loaded, body, progress));
     } catch (error) {
       const failure = httpErrorOf(error);
       metrics.signIn(failure.code, 'unknown');
@@ -153,6 +172,7 @@ export function interactionRoutes(router: Router, services: Services) {
         { event: 'sign_in_failed', uid: ctx.params.uid, error: failure.code, reason: failure.message },
         'sign-in refused',
       );
+      auditRefusal(services.audit, ctx, loaded, { message: body?.message, ...progress }, failure);
       fail(ctx, failure, loaded);
     }
   });
