@@ -23,8 +23,11 @@ RUN mkdir -m 0700 /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Readiness (/health/ready: storage answers, keys loaded, not shutting down), so Swarm and
+# compose's service_healthy send traffic only to a replica that can serve it. Kubernetes uses
+# /health/live and /health/ready as two probes instead (deploy/kubernetes/).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The server itself is PID 1 (no npm, no shell): SIGTERM reaches its graceful shutdown.
 # It spawns no children, so there is nothing to reap; compose adds `init: true` anyway.
 ENTRYPOINT ["node", "apps/provider/bin/signet.js"]

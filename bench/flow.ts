@@ -8,6 +8,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@signet/testkit/ports';
@@ -42,7 +44,12 @@ function cpuMs(pid: number): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
-async function startServer(impl: Impl, storage: Storage, dir: string, options: { core?: string; prefix?: string } = {}) {
+async function startServer(
+  impl: Impl,
+  storage: Storage,
+  dir: string,
+  options: { core?: string; prefix?: string; env?: Record<string, string>; bin?: string } = {},
+) {
   const port = await freePort();
   const storageUrl =
     storage === 'memory'
@@ -52,7 +59,7 @@ async function startServer(impl: Impl, storage: Storage, dir: string, options: {
         : 'redis://127.0.0.1:6379';
   const command =
     impl === 'signet'
-      ? ['node', join(ROOT, 'apps/provider/bin/signet.js'), 'provider']
+      ? ['node', options.bin ?? join(ROOT, 'apps/provider/bin/signet.js'), 'provider']
       : ['node', join(ROOT, 'bench/bare-provider.mjs')];
   const child = spawn('taskset', ['-c', options.core ?? '0', ...command], {
     cwd: ROOT,
@@ -69,6 +76,7 @@ async function startServer(impl: Impl, storage: Storage, dir: string, options: {
       RATE_LIMIT_INTERACTION: '0',
       RATE_LIMIT_REGISTRATION: '0',
       RATE_LIMIT_TOKEN: '0',
+      ...options.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -344,6 +352,102 @@ export async function scaleBenchmark(): Promise<Section> {
     ],
     notes: [
       `Concurrency ${concurrency}, ${FLOWS} flows per run, ${REPEATS} runs (medians), after ${WARMUP} warm-up flows per process. One process: server on core 0, driver on core 1. Two processes: a server on each core, the driver's workers split between them and unpinned, so the driver and Redis compete with the servers for the same two cores: flows/s ${(two.flows / one.flows).toFixed(2)}× one process is what this machine allows, not a limit of Signet. CPU per flow is the measure of scaling efficiency only where the servers have cores of their own: on two vCPUs shared with the driver and Redis it rises for any server (BENCH_SCALE_IMPL=bare runs the bare oidc-provider as the control; see the history below).`,
+    ],
+  };
+}
+
+/**
+ * What OpenTelemetry tracing costs per sign-in: the built provider with tracing off (no OTEL_*
+ * variable: nothing of OpenTelemetry is loaded) beside one exporting every span over OTLP/HTTP
+ * (protobuf) to a collector stand-in in this process that accepts and drops the exports. Memory
+ * storage, the servers taking turns as in the flow benchmark; `npm run bench -- tracingCost`.
+ * BENCH_TRACING_BASELINE=<another build's apps/provider/bin/signet.js> adds that build (one from
+ * before tracing existed) as a third server, to show what "off" costs.
+ */
+export async function tracingCost(): Promise<Section> {
+  const dir = mkdtempSync(join(tmpdir(), 'signet-tracing-'));
+  const collector = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+  const concurrency = CONCURRENCY[0] ?? 16;
+  const baseline = process.env.BENCH_TRACING_BASELINE;
+  type Mode = 'baseline' | 'off' | 'on';
+  const modes: Mode[] = baseline ? ['baseline', 'off', 'on'] : ['off', 'on'];
+  const runs: Record<Mode, Run[]> = { baseline: [], off: [], on: [] };
+  const idle: Record<Mode, number> = { baseline: 0, off: 0, on: 0 };
+  try {
+    const servers: Partial<Record<Mode, Awaited<ReturnType<typeof startServer>>>> = {
+      off: await startServer('signet', 'memory', dir),
+      on: await startServer('signet', 'memory', dir, {
+        env: { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_MAX_QUEUE_SIZE: '65536' },
+      }),
+      ...(baseline ? { baseline: await startServer('signet', 'memory', dir, { bin: baseline }) } : {}),
+    };
+    const serverOf = (mode: Mode) => servers[mode] as Awaited<ReturnType<typeof startServer>>;
+    for (const mode of modes) idle[mode] = serverOf(mode).idleRss;
+    try {
+      for (const mode of modes) {
+        await drive('signet', serverOf(mode).url, concurrency, [serverOf(mode).child.pid as number], '1', WARMUP);
+      }
+      for (let i = 0; i < REPEATS; i++) {
+        // Each round in another order, so a slow spell of the machine does not always hit the same server.
+        const order = modes.map((_, k) => modes[(k + i) % modes.length] as Mode);
+        for (const mode of order) {
+          runs[mode].push(await drive('signet', serverOf(mode).url, concurrency, [serverOf(mode).child.pid as number]));
+        }
+      }
+    } finally {
+      for (const server of Object.values(servers)) {
+        server.child.kill('SIGTERM');
+        await new Promise((resolve) => server.child.once('exit', resolve));
+      }
+    }
+  } finally {
+    collector.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const ratio = (a: Mode, b: Mode) => median(runs[a].map((r, i) => r.cpuMsPerFlow / (runs[b][i] as Run).cpuMsPerFlow));
+  const cpuRatio = ratio('on', 'off');
+  const LABELS: Record<Mode, string> = {
+    baseline: 'the build before tracing existed',
+    off: 'tracing off (default)',
+    on: 'tracing on, OTLP/HTTP protobuf, every span exported',
+  };
+  const row = (mode: Mode) => [
+    LABELS[mode],
+    median(runs[mode].map((r) => r.flowsPerSecond)).toFixed(0),
+    median(runs[mode].map((r) => r.cpuMsPerFlow)).toFixed(2),
+    `${median(runs[mode].map((r) => r.p50)).toFixed(1)} / ${median(runs[mode].map((r) => r.p99)).toFixed(1)}`,
+    idle[mode].toFixed(0),
+  ];
+  return {
+    title: 'Tracing: what OpenTelemetry costs per sign-in',
+    table: { head: ['provider', 'flows/s', 'CPU ms per flow', 'p50 / p99 ms', 'idle RSS MB'], rows: modes.map(row) },
+    checks: [
+      {
+        name: 'CPU per flow, tracing on / off',
+        value: cpuRatio,
+        display: `${cpuRatio.toFixed(2)}×`,
+        target: 'measured (no goal)',
+        pass: true,
+      },
+      ...(baseline
+        ? [
+            {
+              name: 'CPU per flow, tracing off / the build before tracing',
+              value: ratio('off', 'baseline'),
+              display: `${ratio('off', 'baseline').toFixed(2)}×`,
+              target: '≤ 1.03× (nothing measurable)',
+              pass: ratio('off', 'baseline') <= 1.03,
+            },
+          ]
+        : []),
+    ],
+    notes: [
+      `Memory storage, concurrency ${concurrency}, ${FLOWS} flows per run, ${REPEATS} runs each (medians; the ratio is the median of per-round ratios), after ${WARMUP} warm-up flows per server; server on core 0, driver on core 1, the collector stand-in in the benchmark process. Off, the provider installs no middleware and wraps neither storage nor fetch: it runs the code it ran before tracing existed, plus one direct call per span site (three per sign-in).`,
     ],
   };
 }

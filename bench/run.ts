@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { delayedRpcSignIn } from './delayed-rpc.ts';
-import { flowBenchmark, scaleBenchmark } from './flow.ts';
+import { flowBenchmark, scaleBenchmark, tracingCost } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
@@ -26,6 +26,7 @@ const all: Record<string, () => Promise<Section>> = {
   walletGas,
   flowBenchmark,
   scaleBenchmark,
+  tracingCost,
 };
 const benchmarks = Object.entries(all).filter(([name]) => only.length === 0 || only.includes(name));
 

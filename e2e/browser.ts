@@ -18,13 +18,14 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-export async function launchChromium(): Promise<Browser> {
+/** Debian's Chromium, headless; `args` adds switches (e.g. `--host-rules` to give loopback servers public-looking names). */
+export async function launchChromium(args: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium is needed at ${CHROMIUM}: run "apt-get install -y chromium" (npm test does it when run as root), or set CHROMIUM_PATH`,
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...args] });
 }
 
 /** How the test wallet behaves; tests change it between scenarios. */

@@ -33,6 +33,7 @@ describe('signet (the operator CLI)', () => {
       [['clients', 'add', '--help'], /--redirect-uri <uri>/],
       [['clients', 'list', '--help'], /usage: signet clients list/],
       [['clients', 'remove', '--help'], /usage: signet clients remove <client_id>/],
+      [['clients', 'prune', '--help'], /usage: signet clients prune \[--days N\] \[--dry-run\] \[--json\]/],
       [['keys', '--help'], /keys rotate +make a new signing key/],
       [['keys', 'list', '--help'], /usage: signet keys list/],
       [['keys', 'rotate', '-h'], /usage: signet keys rotate/],
@@ -54,6 +55,7 @@ describe('signet (the operator CLI)', () => {
       ['clients', 'frobnicate'],
       ['nope'],
       ['clients', 'remove'],
+      ['clients', 'prune', '--days', 'many'],
     ]) {
       const { status, stderr } = signet(args, { STORAGE_URL: `sqlite:${tempDb()}` });
       expect({ args, status }).toEqual({ args, status: 64 });
@@ -128,8 +130,8 @@ describe('signet (the operator CLI)', () => {
     const table = signet(['clients', 'list'], env);
     expect(table.status).toBe(0);
     const [header, row, ...more] = table.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^CLIENT_ID +SOURCE +AUTH +NAME +REDIRECT_URIS$/);
-    expect(row).toMatch(/^table-rp +storage +client_secret_basic +Table RP +https:\/\/rp\.example\/cb$/);
+    expect(header).toMatch(/^CLIENT_ID +SOURCE +AUTH +USED +NAME +REDIRECT_URIS$/);
+    expect(row).toMatch(/^table-rp +storage +client_secret_basic +operator +Table RP +https:\/\/rp\.example\/cb$/);
     expect(more).toEqual([]);
     expect(table.stdout).not.toMatch(/client_secret[^_]/);
     const json = JSON.parse(signet(['clients', 'list', '--json'], env).stdout);
@@ -140,6 +142,7 @@ describe('signet (the operator CLI)', () => {
         client_name: 'Table RP',
         redirect_uris: ['https://rp.example/cb'],
         auth: 'client_secret_basic',
+        used: 'operator',
       },
     ]);
 
@@ -161,5 +164,48 @@ describe('signet (the operator CLI)', () => {
       stderr: expect.stringMatching(/no client table-rp/),
     });
     expect(signet(['clients', 'list'], env).stdout).toBe('no clients\n');
+  });
+  it('clients prune lists (--dry-run) and removes dynamically registered clients never used for a sign-in, and nothing else', async () => {
+    const db = tempDb();
+    const env = { STORAGE_URL: `sqlite:${db}` };
+    // The operator's client (never a candidate) creates the database.
+    expect(signet(['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--id', 'operator-rp'], env).status).toBe(0);
+    // The first prune on a storage, like a provider's first start, marks the clients already there
+    // as used; the ones registered after it are judged.
+    expect(JSON.parse(signet(['clients', 'prune', '--days', '1', '--dry-run', '--json'], env).stdout).would_remove).toEqual([]);
+    const { createStore, createOidcAdapter } = await import('../apps/provider/src/storage/index.ts');
+    const { loadConfig } = await import('../apps/provider/src/config.ts');
+    const store = await createStore(loadConfig(env));
+    try {
+      const Adapter = createOidcAdapter(store);
+      const old = Math.floor(Date.now() / 1000) - 40 * 24 * 3600;
+      for (const id of ['spam-1', 'spam-2', 'signed-in']) {
+        await new Adapter('Client').upsert(id, {
+          client_id: id,
+          client_id_issued_at: old,
+          redirect_uris: [`https://${id}.example/cb`],
+          token_endpoint_auth_method: 'none',
+        });
+        await new Adapter('RegistrationAccessToken').upsert(`rat-${id}`, { clientId: id });
+      }
+      await store.set('client:used:signed-in', JSON.stringify({ at: Date.now(), by: 'sign-in' }));
+    } finally {
+      await store.close();
+    }
+    const needsDays = signet(['clients', 'prune'], env);
+    expect(needsDays.status).toBe(64);
+    expect(needsDays.stderr).toMatch(/needs --days N \(CLIENT_UNUSED_EXPIRY_DAYS is not set\)/);
+    const dry = JSON.parse(signet(['clients', 'prune', '--days', '30', '--dry-run', '--json'], env).stdout);
+    expect(dry).toMatchObject({ days: 30, dry_run: true });
+    expect(dry.would_remove.map((c: { client_id: string }) => c.client_id)).toEqual(['spam-1', 'spam-2']);
+    expect(signet(['clients', 'list', '--json'], env).stdout).toContain('spam-1');
+    const table = signet(['clients', 'prune'], { ...env, CLIENT_UNUSED_EXPIRY_DAYS: '30' });
+    expect(table.status).toBe(0);
+    expect(table.stdout).toMatch(/^CLIENT_ID +REGISTERED +NAME +REDIRECT_URIS$/m);
+    expect(table.stdout).toMatch(/^spam-1 +\d{4}-\d\d-\d\dT/m);
+    expect(table.stdout).toMatch(/removed 2 client\(s\)/);
+    const left = JSON.parse(signet(['clients', 'list', '--json'], env).stdout).map((c: { client_id: string }) => c.client_id);
+    expect(left.sort()).toEqual(['operator-rp', 'signed-in']);
+    expect(signet(['clients', 'prune', '--days', '30'], env).stdout).toMatch(/no dynamically registered client has gone unused/);
   });
 });

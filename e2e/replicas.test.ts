@@ -2,21 +2,25 @@
  * Several provider replicas sharing one Redis, as real processes: shared state, one-time codes
  * across replicas, a replica killed under load, restarts, and Redis outages.
  */
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CookieJar, followToClient, getDetails, messageFor, postSignature, request, startInteraction } from '@signet/testkit';
-import * as oidc from 'openid-client';
+import { startRedisCluster } from '@signet/testkit/redis';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizationUrl, exchange, REDIRECT_URI, registerPublicClient } from './flows.ts';
 import { freePort, type RedisServer, type Replica, startRedis, startReplica } from './processes.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 const dirs: string[] = [];
-afterAll(() => {
+// A three-primary Redis Cluster of this file's own: the shared-state tests run on it too.
+const cluster = await startRedisCluster(3);
+afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await cluster.stop();
 });
 
 /** Settings every replica of one deployment shares: one issuer, one storage, one prefix. */
@@ -28,6 +32,8 @@ function deployment(issuerPort: number, storage = REDIS_URL) {
     RATE_LIMIT_INTERACTION: '0',
     RATE_LIMIT_REGISTRATION: '0',
     RATE_LIMIT_TOKEN: '0',
+    // Stops at once on SIGTERM (the drain is e2e/health.test.ts's concern).
+    SHUTDOWN_DRAIN_MS: '0',
   };
 }
 
@@ -36,45 +42,6 @@ const on = (replica: Replica, url: URL | string) => {
   target.port = String(replica.port);
   return target;
 };
-
-async function registerPublicClient(replica: Replica) {
-  const response = await fetch(`${replica.url}/reg`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
-  });
-  expect(response.status).toBe(201);
-  return response.json() as Promise<{ client_id: string; registration_access_token: string; registration_client_uri: string }>;
-}
-
-async function authorizationUrl(replica: Replica, clientId: string) {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const url = new URL(`${replica.url}/auth`);
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    response_type: 'code',
-    scope: 'openid profile',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  }).toString();
-  return { url, verifier };
-}
-
-async function exchange(replica: Replica, clientId: string, code: string, verifier: string) {
-  const response = await fetch(`${replica.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-    }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, string> };
-}
 
 /** A whole sign-in on one replica, as a browser with `jar` would do it: returns the code. */
 async function signInForCode(url: URL, account: PrivateKeyAccount, jar = new CookieJar()) {
@@ -91,12 +58,16 @@ async function signInForCode(url: URL, account: PrivateKeyAccount, jar = new Coo
   return { code: callback.searchParams.get('code') as string, jar };
 }
 
-describe('two replicas, one Redis, one issuer', () => {
+describe.each([
+  ['one Redis', () => REDIS_URL],
+  ['a three-primary Redis Cluster', () => cluster.url],
+])('two replicas, %s, one issuer', (_shape, storage) => {
   let a: Replica;
   let b: Replica;
+  let env: Record<string, string>;
   beforeAll(async () => {
     const issuerPort = await freePort();
-    const env = deployment(issuerPort);
+    env = deployment(issuerPort, storage());
     // Started together on an empty prefix: they race to create the signing keys.
     [a, b] = await Promise.all([startReplica(env, issuerPort), startReplica(env)]);
   });
@@ -167,6 +138,18 @@ describe('two replicas, one Redis, one issuer', () => {
       const results = await Promise.all([a, b, a, b].map((replica) => exchange(replica, client.client_id, code, verifier)));
       expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
     }
+  });
+
+  it("the CLI lists every client the replicas registered (on a Cluster: every primary's)", async () => {
+    const registered = await Promise.all(Array.from({ length: 8 }, (_, i) => registerPublicClient(i % 2 ? a : b)));
+    const listed = spawnSync(join(import.meta.dirname, '..', 'node_modules', '.bin', 'signet'), ['clients', 'list', '--json'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'warn' },
+      timeout: 30_000,
+    });
+    expect(listed.status, listed.stderr).toBe(0);
+    const ids = (JSON.parse(listed.stdout) as { client_id: string }[]).map((client) => client.client_id);
+    for (const client of registered) expect(ids).toContain(client.client_id);
   });
 
   it('tokens issued by one are valid at the other', async () => {

@@ -1,10 +1,12 @@
 /**
  * SIGTERM reaches the server, whichever documented way started it: the `signet` executable,
- * `npm run provider`, and `npm start` (which forwards it to the provider and the client). Each
- * exits 0 and leaves no process behind. Runs the built JavaScript (npm test builds first).
+ * `npm run provider`, and `npm start` (which forwards it to the provider and the client), each
+ * started exactly as README says. Each exits 0 and leaves no process behind. Runs the built
+ * JavaScript (npm test builds first).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -66,6 +68,26 @@ async function descendants(pid: number): Promise<number[]> {
   return found;
 }
 
+/** Polls `check` until it holds (generous: a machine under load may take seconds to reap). */
+async function waitUntil(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
 const baseEnv = (port: number) => ({
   ...process.env,
   PORT: String(port),
@@ -75,7 +97,7 @@ const baseEnv = (port: number) => ({
 });
 
 describe('SIGTERM stops every documented way of running a server: exit 0, nothing left', () => {
-  it('the signet executable (node_modules/.bin/signet provider)', async () => {
+  it('the signet executable (node_modules/.bin/signet provider), through the default drain', async () => {
     const port = await freePort();
     const child = spawn(join(ROOT, 'node_modules', '.bin', 'signet'), ['provider'], { env: baseEnv(port), stdio: 'ignore' });
     const done = exited(child);
@@ -89,7 +111,11 @@ describe('SIGTERM stops every documented way of running a server: exit 0, nothin
 
   it('npm run provider: npm passes SIGTERM to the provider', async () => {
     const port = await freePort();
-    const child = spawn('npm', ['run', 'provider'], { cwd: ROOT, env: baseEnv(port), stdio: 'ignore' });
+    const child = spawn('npm', ['run', 'provider'], {
+      cwd: ROOT,
+      env: { ...baseEnv(port), SHUTDOWN_DRAIN_MS: '0' },
+      stdio: 'ignore',
+    });
     const done = exited(child);
     await waitForHealth(`http://127.0.0.1:${port}/health`);
     const below = await descendants(child.pid as number);
@@ -100,9 +126,11 @@ describe('SIGTERM stops every documented way of running a server: exit 0, nothin
     for (const pid of below) expect(alive(pid), `pid ${pid}`).toBe(false);
   });
 
-  it('npm start: forwards SIGTERM to the provider and the client, and exits when they have', async () => {
+  it('npm start, exactly as README says: SIGTERM to npm stops start.mjs, the provider and the client, and frees both ports', async () => {
     const [providerPort, clientPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {
+    // `npm start` itself (npm, then the script line), not `node scripts/start.mjs`: npm runs a
+    // script through `sh -c`, and a shell between npm and node would keep the signal from it.
+    const child = spawn('npm', ['start'], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -110,6 +138,7 @@ describe('SIGTERM stops every documented way of running a server: exit 0, nothin
         CLIENT_PORT: String(clientPort),
         SIGNET_DATA_DIR: mkdtempSync(join(tmpdir(), 'signet-start-')),
         SIGNET_START_SKIP_BUILD: '1',
+        SHUTDOWN_DRAIN_MS: '0',
         LOG_LEVEL: 'warn',
       },
       stdio: 'ignore',
@@ -118,9 +147,12 @@ describe('SIGTERM stops every documented way of running a server: exit 0, nothin
     await waitForHealth(`http://127.0.0.1:${providerPort}/health`);
     await waitForHealth(`http://127.0.0.1:${clientPort}/`);
     const below = await descendants(child.pid as number);
-    expect(below.length).toBeGreaterThanOrEqual(2);
+    // start.mjs, the provider and the client (and nothing of npm's own that would outlive it).
+    expect(below.length).toBeGreaterThanOrEqual(3);
     child.kill('SIGTERM');
-    expect(await done).toEqual({ code: 0, signal: null });
+    expect((await done).code).toBe(0);
+    await waitUntil(() => below.every((pid) => !alive(pid)), 'every process below npm to exit');
     for (const pid of below) expect(alive(pid), `pid ${pid}`).toBe(false);
+    for (const port of [providerPort, clientPort]) expect(await listening(port), `port ${port}`).toBe(false);
   });
 });

@@ -3,7 +3,8 @@
  * page: Debian's Chromium, the provider and the reference client over real HTTP, a real local
  * chain for contract wallets and ENS, and a test wallet injected into the page.
  */
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -18,7 +19,10 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextWithWallet, launchChromium, type WalletBehaviour } from './browser.ts';
 
-const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
+const ROOT = join(import.meta.dirname, '..');
+const ARTIFACTS = join(ROOT, 'artifacts');
+/** README's pictures of the sign-in page: made by this test, committed with the code. */
+const README_PICTURES = { desktop: 'docs/wallet-page.png', phone: 'docs/wallet-page-phone.png' } as const;
 const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201fd5ab4a70000000049454e44ae426082',
   'hex',
@@ -330,6 +334,79 @@ describe('the wallet sign-in page in Chromium', () => {
       );
       const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    }
+  });
+
+  it("README's pictures of the sign-in page (docs/wallet-page.png, -phone.png) are this page, as a person sees it", async () => {
+    // A provider named as in production (id.example.com) and a relying party (shop.localhost):
+    // Chromium maps the name to the provider's loopback port, so the picture shows no test port
+    // and is the same from run to run.
+    const shown = await startTestProvider({ ISSUER: 'http://id.example.com', ALLOW_PRIVATE_FETCH: 'true' });
+    const { port } = shown.server.address() as AddressInfo;
+    const named = await launchChromium([`--host-rules=MAP id.example.com 127.0.0.1:${port}`]);
+    try {
+      const registration = await fetch(`http://127.0.0.1:${port}/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: ['http://shop.localhost/callback'],
+          token_endpoint_auth_method: 'none',
+          client_name: 'Example Shop',
+          client_uri: 'http://shop.localhost',
+          logo_uri: `${client.url}/logo.svg`,
+          policy_uri: 'http://shop.localhost/privacy',
+          tos_uri: 'http://shop.localhost/terms',
+        }),
+      });
+      const { client_id } = (await registration.json()) as { client_id: string };
+      const authorization = new URL('http://id.example.com/auth');
+      authorization.search = new URLSearchParams({
+        client_id,
+        response_type: 'code',
+        redirect_uri: 'http://shop.localhost/callback',
+        scope: 'openid profile',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      }).toString();
+      for (const [name, viewport] of [
+        ['desktop', { width: 1280, height: 900 }],
+        ['phone', { width: 390, height: 844 }],
+      ] as const) {
+        const context = await contextWithWallet(
+          named,
+          () => ({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 }),
+          {
+            viewport,
+          },
+        );
+        try {
+          const page = await context.newPage();
+          await page.goto(authorization.href);
+          await page.waitForSelector('button.wallet');
+          await page.waitForFunction(() => [...document.images].every((image) => image.complete));
+          expect(await page.textContent('main')).toContain('Example Shop wants you to sign in with Ethereum');
+          expect(await page.textContent('main')).toContain('id.example.com');
+          const picture = await page.screenshot({ fullPage: true });
+          const path = join(ROOT, README_PICTURES[name]);
+          // Written only when it changed, so an unchanged page leaves the working tree clean.
+          if (!readFileSync(path, { flag: 'a+' }).equals(picture)) writeFileSync(path, picture);
+        } finally {
+          await context.close();
+        }
+      }
+    } finally {
+      await named.close();
+      await shown.stop();
+    }
+  });
+
+  it("README's front shows the committed pictures", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const front = readme.slice(0, readme.indexOf('\n## '));
+    for (const picture of Object.values(README_PICTURES)) {
+      expect(front).toContain(`src="${picture}"`);
+      // Committed, not only written by a run of this test.
+      expect(() => execFileSync('git', ['ls-files', '--error-unmatch', picture], { cwd: ROOT, stdio: 'pipe' })).not.toThrow();
     }
   });
 

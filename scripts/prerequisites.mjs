@@ -5,8 +5,12 @@
  *
  *  - a Redis server answering at REDIS_URL (default redis://127.0.0.1:6379): started if the
  *    binary exists, installed from Debian first if it does not (root only);
+ *  - redis-sentinel and redis-cli (the Sentinel failover and Redis Cluster tests start servers of
+ *    their own on free ports): installed with apt;
  *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only);
- *  - the openssl command (two tests make a throw-away https certificate): installed with apt.
+ *  - the openssl command (two tests make a throw-away https certificate): installed with apt;
+ *  - the Debian relying parties some recipe tests run (oidc-agent, Go with go-oidc, Ruby with
+ *    omniauth_openid_connect; scripts/debian-parts.mjs): installed with apt.
  *
  * Where it cannot install (not root, no apt), it stops at once with the exact command to run.
  * It never lets tests be skipped.
@@ -14,6 +18,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
+import { DEBIAN_PARTS, hasPart } from './debian-parts.mjs';
 
 const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const redisHost = redisUrl.hostname || '127.0.0.1';
@@ -102,7 +107,26 @@ function ensureOpenssl() {
     );
 }
 
+function ensureDebianParts() {
+  const missing = DEBIAN_PARTS.filter((part) => !hasPart(part));
+  if (missing.length === 0) return;
+  aptInstall(
+    missing.flatMap((part) => part.packages),
+    missing.map((part) => part.why).join('; '),
+  );
+  const still = missing.filter((part) => !hasPart(part));
+  if (still.length > 0) fail(`${still.map((part) => part.why).join('; ')} after installing them`);
+}
+
+function ensureRedisTools() {
+  if (!which('redis-server') || !which('redis-cli'))
+    aptInstall(['redis-server'], 'redis-server and redis-cli for the Redis Cluster tests');
+  if (!which('redis-sentinel')) aptInstall(['redis-sentinel'], 'redis-sentinel for the Sentinel failover tests');
+}
+
 await ensureRedis();
+ensureRedisTools();
 ensureChromium();
 ensureOpenssl();
+ensureDebianParts();
 console.log(`prerequisites: redis at ${redisHost}:${redisPort}, chromium at ${chromium}`);

@@ -44,6 +44,10 @@ cp -al "$src/node_modules" "$dest/node_modules" 2>/dev/null || cp -a "$src/node_
 # npm rewrites its hidden lockfile in place: drop the (linked) copy so the source keeps its own.
 rm -f "$dest/node_modules/.package-lock.json"
 (cd "$dest" && npm prune --omit=dev --no-audit --no-fund --loglevel=error >/dev/null)
+# OpenTelemetry ships each package three times (build/src for Node, build/esm and build/esnext
+# for bundlers, which Node's export conditions never pick): keep the one Node loads.
+find "$dest/node_modules/@opentelemetry" -mindepth 3 -maxdepth 3 -type d \( -path '*/build/esm' -o -path '*/build/esnext' \) \
+  -exec rm -rf {} + 2>/dev/null || true
 find "$dest/node_modules" -mindepth 1 -type d -empty -delete
 # The tree is for the Node that runs this script: on Node 22+ the Node 20 SQLite line is unused.
 if [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then rm -rf "$dest/node_modules/better-sqlite3-node20"; fi

@@ -35,7 +35,12 @@ describe('docs/recipes.md', () => {
     const files = blocks('recipe-file');
     expect(files.map((f) => f.name).sort()).toEqual([
       'e2e/recipes/authjs.config.ts',
+      'e2e/recipes/better-auth.config.ts',
       'e2e/recipes/express-openid-connect.config.ts',
+      'e2e/recipes/go-oidc/main.go',
+      'e2e/recipes/hono-oidc-auth.config.ts',
+      'e2e/recipes/next-auth.config.ts',
+      'e2e/recipes/omniauth/app.rb',
       'e2e/recipes/spa/app.js',
     ]);
     for (const { name, code } of files) expect(code.trim()).toBe(readFileSync(join(ROOT, name), 'utf8').trim());
@@ -81,8 +86,9 @@ describe('docs/recipes.md', () => {
           }
         }
       }
-      // The document's warning holds: there is no email claim to map.
-      expect(claims).not.toContain('email');
+      // Grafana's recipe maps the email claim: the provider publishes it (self-hosted default).
+      expect(claims).toEqual(expect.arrayContaining(['email', 'email_verified']));
+      expect(scopes).toContain('email');
     } finally {
       await provider.stop();
     }

@@ -4,16 +4,21 @@
  *   GET /api/auth/login     state + PKCE (S256) verifier + nonce into the session, redirect to the provider
  *   GET /api/auth/callback  check state, exchange the code, validate the ID token, fetch userinfo, sign in
  *   GET /api/auth/me        { sub, preferredUsername, picture } or 401
- *   GET /api/auth/logout    clear the session, redirect to the provider's end_session_endpoint
+ *   GET /api/auth/logout    same-origin (the page's own link): as POST; from anywhere else, a page asking to confirm
+ *   POST /api/auth/logout   with the session's CSRF token: clear the session, redirect to the provider's end_session_endpoint
+ *
+ * Nothing another site can make a browser do changes the session: a callback changes it only
+ * when its `state` is the pending sign-in's, and logout needs this site's own page.
  */
 
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { ironSession } from '@signet/hono-kit';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { IronSession } from 'iron-session';
 import * as oidc from 'openid-client';
 import type { ClientConfig } from './config.ts';
-import { LOGO_SVG, renderHome, STYLES } from './page.ts';
+import { LOGO_SVG, renderHome, renderLogoutConfirmation, STYLES } from './page.ts';
 import { createRegistrar, type RegistrationOptions } from './registration.ts';
 
 export type SessionUser = { sub: string; preferredUsername: string; picture?: string; siweMessage?: string };
@@ -22,6 +27,8 @@ type SessionData = {
   pending?: { state: string; codeVerifier: string; nonce: string; startedAt: number };
   user?: SessionUser;
   idToken?: string;
+  /** The token this session's sign-out form carries (logout is a POST that must present it). */
+  csrf?: string;
 };
 
 const SESSION_COOKIE = 'signet_rp';
@@ -31,6 +38,20 @@ const PENDING_TTL_MS = 10 * 60_000;
 export type ClientAppOptions = RegistrationOptions & {
   /** openid-client options (allowInsecureRequests for a provider on http://localhost). */
   execute?: ((config: oidc.Configuration) => void)[];
+};
+
+/** The session's CSRF token, made (and saved) on first use. */
+async function csrfToken(session: IronSession<SessionData>): Promise<string> {
+  if (!session.csrf) {
+    session.csrf = randomBytes(24).toString('base64url');
+    await session.save();
+  }
+  return session.csrf;
+}
+
+const tokensEqual = (a: string, b: string) => {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)];
+  return x.length === y.length && timingSafeEqual(x, y);
 };
 
 export function buildClientApp(config: ClientConfig, options: ClientAppOptions = {}) {
@@ -109,8 +130,21 @@ export function buildClientApp(config: ClientConfig, options: ClientAppOptions =
     const query = new URL(c.req.url).search;
     // The URL the provider redirected to, as registered (not as this server sees itself behind a proxy).
     const currentUrl = new URL(`${config.redirectUri}${query}`);
+    // A callback that is not the answer to this browser's pending sign-in (a link from another
+    // site, a stale tab) changes nothing: the session, and any sign-in in progress, stay as they are.
+    if (!pending || Date.now() - pending.startedAt > PENDING_TTL_MS) {
+      return c.redirect(
+        backWithError('no_pending_sign_in', 'no sign-in was started from this browser (or it expired); try again'),
+        302,
+      );
+    }
+    if (currentUrl.searchParams.get('state') !== pending.state) {
+      return c.redirect(backWithError('state_mismatch', 'the answer does not carry the state of the sign-in started here'), 302);
+    }
+    // The answer to this sign-in: it ends here, whatever it says (a signed-in user stays signed in).
     const fail = async (error: string, description: string) => {
-      session.destroy();
+      session.pending = undefined;
+      await session.save();
       return c.redirect(backWithError(error, description), 302);
     };
     if (currentUrl.searchParams.has('error')) {
@@ -118,9 +152,6 @@ export function buildClientApp(config: ClientConfig, options: ClientAppOptions =
         currentUrl.searchParams.get('error') as string,
         currentUrl.searchParams.get('error_description') ?? 'the provider refused',
       );
-    }
-    if (!pending || Date.now() - pending.startedAt > PENDING_TTL_MS) {
-      return fail('no_pending_sign_in', 'no sign-in was started from this browser (or it expired); try again');
     }
     try {
       const config_ = await oidcConfig();
@@ -165,7 +196,8 @@ export function buildClientApp(config: ClientConfig, options: ClientAppOptions =
     return c.json(user);
   });
 
-  app.get('/api/auth/logout', async (c) => {
+  /** The end of a confirmed logout: the session goes, then the provider ends its own. */
+  const logout = async (c: Context<{ Variables: { session: IronSession<SessionData> } }>) => {
     const session = c.get('session');
     const idToken = session.idToken;
     session.destroy();
@@ -182,6 +214,28 @@ export function buildClientApp(config: ClientConfig, options: ClientAppOptions =
       // provider unreachable: the local session is gone anyway
     }
     return c.redirect('/', 302);
+  };
+
+  // The spec's GET route stays: a click on this site's own link (Sec-Fetch-Site: same-origin) or a
+  // typed address (none) signs out; a request another site caused gets a page to confirm with.
+  app.get('/api/auth/logout', async (c) => {
+    const session = c.get('session');
+    if (!session.user) return c.redirect('/', 302);
+    const site = c.req.header('sec-fetch-site');
+    if (site === 'same-origin' || site === 'none') return logout(c);
+    c.header('cache-control', 'no-store');
+    return c.html(renderLogoutConfirmation({ name: config.clientName, csrf: await csrfToken(session) }));
+  });
+
+  app.post('/api/auth/logout', async (c) => {
+    const session = c.get('session');
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const origin = c.req.header('origin');
+    const sameOrigin = origin === undefined || origin === config.appOrigin;
+    if (!sameOrigin || !session.csrf || !tokensEqual(String(form.csrf ?? ''), session.csrf)) {
+      return c.json({ error: 'invalid_request', error_description: 'sign out from this site’s own page' }, 403);
+    }
+    return logout(c);
   });
 
   app.get('/logo.svg', (c) => {
@@ -196,11 +250,13 @@ export function buildClientApp(config: ClientConfig, options: ClientAppOptions =
     return c.body(STYLES);
   });
 
-  app.get('/', (c) => {
+  app.get('/', async (c) => {
     c.header('cache-control', 'no-store');
+    const session = c.get('session');
     return c.html(
       renderHome({
-        user: c.get('session').user,
+        user: session.user,
+        csrf: session.user ? await csrfToken(session) : undefined,
         error: c.req.query('error'),
         errorDescription: c.req.query('error_description'),
         issuer: config.issuer,

@@ -11,6 +11,8 @@ main { max-width: 30rem; padding: 2rem; text-align: center; }
 .avatar { width: 96px; height: 96px; border-radius: 50%; object-fit: cover; }
 .button { display: inline-block; padding: .75rem 1.25rem; border-radius: 10px; background: #3b4cca; color: #fff; text-decoration: none; font-weight: 600; }
 .secondary { background: transparent; color: inherit; border: 1px solid currentColor; }
+button.button { font: inherit; cursor: pointer; border: 0; }
+button.secondary { border: 1px solid currentColor; }
 code { word-break: break-all; }
 .error { background: #fdecec; color: #8a1c1c; padding: .75rem; border-radius: 10px; }
 `;
@@ -22,6 +24,8 @@ const shortAddress = (sub: string) => {
 
 export function renderHome(state: {
   user?: SessionUser;
+  /** The session's CSRF token, for the sign-out form. */
+  csrf?: string;
   error?: string;
   errorDescription?: string;
   issuer: string;
@@ -52,10 +56,30 @@ ${
     ? html`${user.picture ? html`<img class="avatar" src="${user.picture}" alt="Avatar of ${display}">` : ''}
 <p>Signed in as <strong id="name">${display}</strong></p>
 <p><code id="sub">${user.sub}</code></p>
-<p><a class="button secondary" href="/api/auth/logout">Sign out</a></p>`
+<form method="post" action="/api/auth/logout"><input type="hidden" name="csrf" value="${state.csrf ?? ''}"><button class="button secondary" type="submit">Sign out</button></form>`
     : html`<p>This example app lets you sign in with your Ethereum wallet through <a href="${state.issuer}">${new URL(state.issuer).host}</a>.</p>
 <p><a class="button" id="sign-in" href="/api/auth/login">Sign in with Ethereum</a></p>`
 }
+</main>
+</body>
+</html>`;
+}
+
+/** GET /api/auth/logout that this site's page did not send: the person confirms, or nothing happens. */
+export function renderLogoutConfirmation(state: { name: string; csrf: string }) {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign out of ${state.name}?</title>
+<link rel="stylesheet" href="/styles.css">
+</head>
+<body>
+<main>
+<h1>Sign out of ${state.name}?</h1>
+<form method="post" action="/api/auth/logout"><input type="hidden" name="csrf" value="${state.csrf}"><button class="button" type="submit">Sign out</button></form>
+<p><a href="/">Stay signed in</a></p>
 </main>
 </body>
 </html>`;

@@ -210,6 +210,9 @@ describe('reference client against the self-hosted provider', () => {
   it('a provider error (the user cancels) ends at / with the error and no session', async () => {
     const client = await startClient(provider);
     try {
+      // Someone has signed in to this client before: the provider redirects its errors (to a
+      // client nobody has signed in to yet, it shows them itself; provider test redirects.test.ts).
+      await browserSignIn(client);
       const jar = new CookieJar();
       const login = await request(jar, `${client.url}/api/auth/login`);
       const interactionUrl = await startInteraction(jar, login.headers.get('location') as string);
@@ -228,7 +231,8 @@ describe('reference client against the self-hosted provider', () => {
     const client = await startClient(provider);
     try {
       const { jar } = await browserSignIn(client);
-      const logout = await request(jar, `${client.url}/api/auth/logout`);
+      // The page's own "Sign out" (a same-origin navigation, as a browser labels it).
+      const logout = await request(jar, `${client.url}/api/auth/logout`, { headers: { 'sec-fetch-site': 'same-origin' } });
       expect(logout.status).toBe(302);
       const target = new URL(logout.headers.get('location') as string);
       expect(`${target.origin}${target.pathname}`).toBe(`${provider.url}/session/end`);
@@ -237,6 +241,70 @@ describe('reference client against the self-hosted provider', () => {
       expect((await request(jar, `${client.url}/api/auth/me`)).status).toBe(401);
       // The provider accepts it: its confirmation page comes back.
       expect((await request(jar, target)).status).toBe(200);
+    } finally {
+      await client.stop();
+    }
+  });
+
+  it('logout CSRF: a GET another site caused only asks to confirm; a POST needs the page’s token and origin; the page’s form signs out', async () => {
+    const client = await startClient(provider);
+    try {
+      const { jar } = await browserSignIn(client);
+      const signedIn = async () => (await request(jar, `${client.url}/api/auth/me`)).status === 200;
+      // A link or an <img> on another site, or a client that sends no Sec-Fetch-Site at all.
+      for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, {}] as Record<
+        string,
+        string
+      >[]) {
+        const get = await request(jar, `${client.url}/api/auth/logout`, { headers });
+        expect(get.status, JSON.stringify(headers)).toBe(200);
+        expect(await get.text()).toContain('Sign out of Signet example app?');
+        expect(await signedIn()).toBe(true);
+      }
+      // A cross-site form post: no token, a wrong one, or another origin.
+      const post = (body: Record<string, string>, headers: Record<string, string> = {}) =>
+        request(jar, `${client.url}/api/auth/logout`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: new URLSearchParams(body),
+        });
+      const page = await (await request(jar, `${client.url}/`)).text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string;
+      expect(csrf).toMatch(/^[\w-]{20,}$/);
+      expect(page).toContain('<form method="post" action="/api/auth/logout">');
+      expect((await post({})).status).toBe(403);
+      expect((await post({ csrf: `${csrf}x` })).status).toBe(403);
+      expect((await post({ csrf }, { origin: 'https://evil.example' })).status).toBe(403);
+      expect(await signedIn()).toBe(true);
+      // The page's form: signed out, then on to the provider's logout with the ID token.
+      const out = await post({ csrf }, { origin: client.url });
+      expect(out.status).toBe(302);
+      expect(new URL(out.headers.get('location') as string).searchParams.get('id_token_hint')).toMatch(/^ey/);
+      expect(await signedIn()).toBe(false);
+    } finally {
+      await client.stop();
+    }
+  });
+
+  it('a callback another site sends (no sign-in pending here, or another state) changes nothing: the user stays signed in', async () => {
+    const client = await startClient(provider);
+    try {
+      const { jar } = await browserSignIn(client);
+      const stray = await request(jar, `${client.url}/api/auth/callback?error=access_denied&state=whatever`);
+      expect(new URL(stray.headers.get('location') as string, client.url).searchParams.get('error')).toBe('no_pending_sign_in');
+      expect((await request(jar, `${client.url}/api/auth/me`)).status).toBe(200);
+      // A sign-in in progress is not ended by an answer with another state either.
+      const login = await request(jar, `${client.url}/api/auth/login`);
+      const state = new URL(login.headers.get('location') as string).searchParams.get('state') as string;
+      const forged = await request(jar, `${client.url}/api/auth/callback?error=access_denied&state=not-${state}`);
+      expect(new URL(forged.headers.get('location') as string, client.url).searchParams.get('error')).toBe('state_mismatch');
+      expect((await request(jar, `${client.url}/api/auth/me`)).status).toBe(200);
+      // The real answer to it (the person cancels) ends that sign-in, and the earlier one stays.
+      const answer = await request(jar, `${client.url}/api/auth/callback?error=access_denied&state=${state}`);
+      expect(new URL(answer.headers.get('location') as string, client.url).searchParams.get('error')).toBe('access_denied');
+      expect((await request(jar, `${client.url}/api/auth/me`)).status).toBe(200);
+      const again = await request(jar, `${client.url}/api/auth/callback?error=access_denied&state=${state}`);
+      expect(new URL(again.headers.get('location') as string, client.url).searchParams.get('error')).toBe('no_pending_sign_in');
     } finally {
       await client.stop();
     }

@@ -1,6 +1,7 @@
 /**
  * One access-log line per request: request id, method, route, path (never the query string,
- * which carries codes, states and ID token hints), status, latency and client address.
+ * which carries codes, states and ID token hints), status, latency and client address, and the
+ * trace id (`trace_id`) when tracing is on.
  * Health checks and metrics scrapes log at debug, so a load balancer does not flood the log.
  */
 import { randomUUID } from 'node:crypto';
@@ -43,7 +44,7 @@ export function accessLog(logger: Logger, options: { trustProxy: boolean }) {
       const level = QUIET_ROUTES.has(route) && status < 500 ? 'debug' : 'info';
       if (logger.isLevelEnabled(level)) {
         logger[level](
-          { reqId, method: ctx.method, route, path, status, ms, ip: ctx.ip },
+          { reqId, method: ctx.method, route, path, status, ms, ip: ctx.ip, trace_id: ctx.state.traceId },
           `${ctx.method} ${path} ${status} ${ms.toFixed(1)} ms`,
         );
       }

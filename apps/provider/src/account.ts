@@ -9,6 +9,7 @@ import type { SiweVerificationMethod } from '@signet/siwe';
 import type { SolanaNetwork } from '@signet/siws/message';
 import { type Address, getAddress } from 'viem';
 import { isNormalized } from './onchain/names/primary.ts';
+import { type EmailSources, emailClaims } from './relying-party/email.ts';
 import { parseSolanaAccountId } from './solana/account.ts';
 import type { Store } from './storage/index.ts';
 
@@ -59,17 +60,21 @@ export async function loadSignIn(store: Store, grantId: string | undefined): Pro
  * The claims of an account, before oidc-provider filters them by the granted scopes. For a
  * client with pairwise subjects no claim may carry the address (two sectors could otherwise
  * correlate the user): no address as the username (an ENS name is public, so it stays), and
- * no signed message or signature, which name the address.
+ * no signed message or signature, which name the address. `email`: what the client opted in to
+ * (relying-party/email.ts). The `sub` a client finally receives is decided by oidc-provider and
+ * relying-party/subject.ts.
  */
 export function claimsOf(
   accountId: string,
   record: SignInRecord | undefined,
-  { pairwise = false }: { pairwise?: boolean } = {},
-): { sub: string } & Record<string, string> {
+  { pairwise = false, email }: { pairwise?: boolean; email?: EmailSources } = {},
+): { sub: string } & Record<string, string | boolean> {
   const parsed = parseAccountId(accountId);
-  const claims: { sub: string } & Record<string, string> = { sub: accountId };
-  // A name kept by an earlier version is held to today's rule: only a normalized name.
+  // A name kept by an earlier version is held to today's rule: only a normalized name (and its
+  // email record only with it).
   const ensName = record?.ensName && isNormalized(record.ensName) ? record.ensName : undefined;
+  const signIn = record && { address: record.address, email: ensName ? record.email : undefined };
+  const claims: { sub: string } & Record<string, string | boolean> = { sub: accountId, ...emailClaims(email, signIn) };
   const username = ensName ?? (pairwise ? undefined : (parsed?.address ?? parseSolanaAccountId(accountId)?.address));
   if (username) claims.preferred_username = username;
   if (ensName && record?.avatar) claims.picture = record.avatar;

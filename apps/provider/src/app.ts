@@ -9,6 +9,9 @@ import { createChainRegistry } from '@signet/siwe';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { accessLog } from './access-log.ts';
+import { startClientHousekeeping } from './clients/housekeeping.ts';
+import { clientLifecycle } from './clients/lifecycle.ts';
+import { assertMetadataBounds } from './clients/metadata.ts';
 import { withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { interactionRoutes } from './interaction/routes.ts';
@@ -21,18 +24,27 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { clientManagementPath } from './middleware/client-management.ts';
 import { discoveryValues } from './middleware/discovery.ts';
 import { errorBoundary } from './middleware/error-boundary.ts';
+import { introspectionSubject } from './middleware/introspection-subject.ts';
 import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
+import { pushedRequestSize } from './middleware/request-size.ts';
+import { tokenRequests } from './middleware/token-requests.ts';
+import { auditProviderEvents, createAuditLog } from './observability/audit.ts';
+import { NO_TRACING, startTracing } from './observability/tracing.ts';
 import { createProvider } from './oidc.ts';
 import { createAccessGate } from './onchain/access.ts';
 import { createEnsResolver } from './onchain/names/index.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
-import { PROFILES } from './profiles.ts';
+import { PROFILES, profileFor } from './profiles.ts';
+import { logoutWithoutHint } from './redirects/logout.ts';
+import { unusedClientErrors } from './redirects/unused-clients.ts';
+import { scopesSupportedBy } from './relying-party/scopes.ts';
+import { subjectFor } from './relying-party/subject.ts';
 import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
 import { serveStatic, webAssets } from './static.ts';
-import { createStore, type Store } from './storage/index.ts';
+import { checkEvictionPolicy, createStore, type Store } from './storage/index.ts';
 
 export type App = {
   /** Node request listener: hand it to http.createServer. */
@@ -54,6 +66,7 @@ export type BuildOptions = {
 async function validateStaticClients(provider: Provider, config: Config) {
   for (const [index, metadata] of config.staticClients.entries()) {
     try {
+      assertMetadataBounds(metadata);
       await provider.Client.validate(withAuthMethodDefault(metadata, PROFILES[config.profile].defaultClientAuthMethod) as never);
     } catch (error) {
       const description = (error as { error_description?: string }).error_description ?? (error as Error).message;
@@ -67,15 +80,28 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.storage.kind === 'memory') {
     logger.warn('STORAGE_URL=memory: everything is lost when this process stops; use it for tests only');
   }
-  const store = options.store ?? (await createStore(config, { warn: (message) => logger.warn(message) }));
+  // Tracing first: when on, storage operations and RPC requests are recorded too.
+  const tracing = config.tracing.enabled ? await startTracing(config.tracing) : NO_TRACING;
+  const rawStore = options.store ?? (await createStore(config, { warn: (message) => logger.warn(message) }));
+  const store = tracing.store(rawStore);
   try {
     await store.ping();
   } catch (error) {
     await store.close();
     throw new SettingsError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
   }
+  try {
+    await checkEvictionPolicy(store, {
+      allowEviction: config.storageAllowEviction,
+      warn: (fields, message) => logger.warn(fields, message),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 
   const metrics: Metrics = createMetrics();
+  const audit = createAuditLog(config.auditLog);
   // Client logos are served by the provider (/logo/<client_id>): pages load nothing from third parties.
   const security = createSecurity({
     hsts: config.origin.startsWith('https:'),
@@ -86,6 +112,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const chains = createChainRegistry(config.rpcUrls, {
     timeoutMs: config.rpcTimeoutMs,
     signatureVerifiers: config.signatureVerifiers,
+    fetchFor: tracing.rpcFetch,
   });
   const access = createAccessGate({ chains, timeoutMs: config.rpcTimeoutMs, cacheSeconds: config.accessCacheSeconds });
   const ens = createEnsResolver({
@@ -98,8 +125,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger,
     allowPrivate: config.allowPrivateFetch,
     onLookup: (outcome) => metrics.ensLookup(outcome),
+    fetchFn: tracing.rpcFetch?.(1),
   });
   const limits = createRateLimits(store, config, logger, metrics);
+  const clients = await startClientHousekeeping(config, store, logger);
   const assets = webAssets();
 
   let keys = await ensureSigningKeys(store);
@@ -115,9 +144,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     access,
     ens,
     metrics,
+    audit,
+    tracing,
     limits,
     security,
     assets,
+    clients,
+    lifecycle: { draining: false, keysLoaded: () => keys.length > 0 },
     provider: () => current.provider,
   };
 
@@ -132,8 +165,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       pageHeaders: (ctx, redirectUri) => security.pageHeaders(ctx as unknown as Context, redirectUri),
       stylesheets: assets.stylesheets,
       access,
+      audit,
     });
     mount(provider, services);
+    auditProviderEvents(provider, audit, { registrationToken: config.registrationToken !== undefined });
     for (const [event, kind] of [
       ['authorization_code.saved', 'authorization_code'],
       ['access_token.saved', 'access_token'],
@@ -170,7 +205,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     reloadKeys,
     async close() {
       if (timer) clearInterval(timer);
+      await clients.stop();
       await store.close();
+      await audit.close();
+      await tracing.shutdown();
     },
   };
 }
@@ -191,7 +229,8 @@ function ownRoutes(router: Router): Middleware {
 /** Signet's middleware and routes around an oidc-provider instance (itself a Koa app), in order. */
 function mount(provider: Provider, services: Services) {
   const { config, logger, metrics, security, limits } = services;
-  const profile = PROFILES[config.profile];
+  const profile = profileFor(config);
+  const findClient = (clientId: string) => provider.Client.find(clientId);
   const router = new Router();
   legalRoutes(router, config, services.assets.stylesheets);
   logoRoutes(router, services);
@@ -200,13 +239,24 @@ function mount(provider: Provider, services: Services) {
 
   pinIssuerOrigin(provider, config.baseUrl);
   const steps = [
+    services.tracing.middleware,
     accessLog(logger, { trustProxy: config.trustProxy }),
     errorBoundary(provider, metrics),
     security.middleware,
     rateLimitedRoutes(profile, limits),
+    pushedRequestSize(profile),
     postAsGet(profile),
+    tokenRequests(profile, scopesSupportedBy(config), findClient),
+    introspectionSubject(profile, findClient, (accountId, client) => subjectFor(services.store, accountId, client)),
     discoveryValues(profile),
     clientManagementPath(profile, config.baseUrl),
+    clientLifecycle(profile, services.clients.logos),
+    logoutWithoutHint(profile, provider),
+    unusedClientErrors(profile, provider, {
+      usage: services.clients.usage,
+      stylesheets: services.assets.stylesheets,
+      pageHeaders: security.pageHeaders,
+    }),
     ownRoutes(router),
     serveStatic('/assets/', services.assets.directory),
   ];

@@ -25,7 +25,9 @@ const PROVIDER_USAGE = `usage: signet provider
 
 Starts the provider. Every setting comes from the environment (PORT, ISSUER, PROFILE,
 STORAGE_URL, …; README lists them all with their defaults). SIGTERM or SIGINT stops it
-gracefully: in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), storage is closed, exit 0.`;
+gracefully: /health/ready answers 503 at once while requests are still served for
+SHUTDOWN_DRAIN_MS, then in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), storage is
+closed, exit 0.`;
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string };

@@ -8,12 +8,14 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { SettingsError } from '@signet/settings';
 import { exportJWK, generateKeyPair } from 'jose';
 import { type Config, loadConfig } from './config.ts';
 import { listSigningKeys, RETIRED_KEY_RETENTION_MS, rotateSigningKeys } from './keys.ts';
 import { createLogger } from './logger.ts';
+import { type AuditLog, clientSummary, createAuditLog } from './observability/audit.ts';
 import { PROFILES } from './profiles.ts';
 import type { Store } from './storage/index.ts';
 
@@ -39,6 +41,8 @@ type Command = {
 
 type CommandContext = {
   config: Config;
+  /** Audit events of changes made from the command line (AUDIT_LOG), actor "cli". */
+  audit: AuditLog;
   /** Undefined when a read-only command finds no storage yet. */
   store: Store | undefined;
   values: Record<string, string | boolean | string[] | undefined>;
@@ -78,6 +82,15 @@ function formatPairs(pairs: [string, unknown][]): string {
     .join('\n');
 }
 
+/** Who ran the command, as the operating system knows them. */
+const osUser = () => {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+};
+
 const print = (out: Out, json: boolean, data: unknown, text: () => string) => out(json ? JSON.stringify(data, null, 2) : text());
 
 const storedClientIds = async (store: Store) => (await storage()).listModelIds(store, 'Client');
@@ -100,7 +113,9 @@ async function validateClient(config: Config, store: Store, metadata: Record<str
     pageHeaders: () => {},
   });
   const Client = provider.Client as unknown as new (m: unknown) => { metadata(): Record<string, unknown> };
+  const { assertMetadataBounds } = await import('./clients/metadata.ts');
   try {
+    assertMetadataBounds(metadata);
     return new Client(metadata).metadata();
   } catch (error) {
     throw new UsageError(
@@ -125,6 +140,9 @@ const COMMANDS: Record<string, Command> = {
   --access-conditions <json>        only holders may sign in, e.g.
                                     '{"match":"all","conditions":[{"type":"erc721",
                                     "chainId":1,"contract":"0x…"}]}' (README, "Gate a client")
+  --ens-email                       with scope email, release the ENS email text record (unverified)
+  --synthetic-email-domain <domain> with scope email, <address>@<domain> (unverified; README, "email")
+  --subject-chain <signed|any>      any: one sub for an EOA on every chain (README, "Chain-independent subject")
   --json                            print JSON
 
 The client secret is printed once and never again: store it now.`,
@@ -137,6 +155,9 @@ The client secret is printed once and never again: store it now.`,
       secret: { type: 'boolean', default: false },
       id: { type: 'string' },
       'access-conditions': { type: 'string' },
+      'ens-email': { type: 'boolean', default: false },
+      'synthetic-email-domain': { type: 'string' },
+      'subject-chain': { type: 'string' },
       ...JSON_OPTION,
     },
     check(values) {
@@ -150,7 +171,7 @@ The client secret is printed once and never again: store it now.`,
         }
       }
     },
-    async run({ config, store, values, out }) {
+    async run({ config, store, audit, values, out }) {
       if (!store) throw new Error('no storage');
       const redirectUris = values['redirect-uri'] as string[];
       const secret = values.secret ? randomBytes(48).toString('base64url') : undefined;
@@ -165,6 +186,9 @@ The client secret is printed once and never again: store it now.`,
           client_uri: values['client-uri'],
           access_conditions:
             values['access-conditions'] === undefined ? undefined : JSON.parse(values['access-conditions'] as string),
+          ens_email: values['ens-email'] === true ? true : undefined,
+          synthetic_email_domain: values['synthetic-email-domain'],
+          subject_chain: values['subject-chain'],
           token_endpoint_auth_method: secret ? 'client_secret_basic' : 'none',
           client_secret: secret,
           client_id_issued_at: Math.floor(Date.now() / 1000),
@@ -173,7 +197,23 @@ The client secret is printed once and never again: store it now.`,
       const Clients = new ((await storage()).createOidcAdapter(store))('Client');
       if (config.staticClients.some((m) => m.client_id === clientId) || (await Clients.find(clientId)))
         throw new UsageError(`client ${clientId} already exists`);
-      await Clients.upsert(clientId, await validateClient(config, store, metadata));
+      const validated = await validateClient(config, store, metadata);
+      await Clients.upsert(clientId, validated);
+      audit.write('client.registered', { client_id: clientId, actor: 'cli', os_user: osUser(), ...clientSummary(validated) });
+      // The operator's own client: used from the start (never expired), and its logo fetched now.
+      await (await import('./clients/usage.ts')).markUsed(store, clientId, 'operator');
+      const logo = await (await import('./logos.ts')).refreshClientLogo(
+        {
+          store,
+          logger: { info: () => {}, warn: (_fields, message) => console.error(`signet: ${message}`) },
+          allowPrivate: config.allowPrivateFetch,
+          limitBytes: config.logoStorageLimit,
+        },
+        clientId,
+        metadata.logo_uri as string | undefined,
+      );
+      if (logo === 'failed')
+        console.error(`signet: the logo at ${String(metadata.logo_uri)} could not be fetched; the page draws an initial`);
       const result = { client_id: clientId, ...(secret ? { client_secret: secret } : {}), redirect_uris: redirectUris };
       print(out, values.json === true, result, () =>
         [
@@ -192,14 +232,18 @@ The client secret is printed once and never again: store it now.`,
     summary: 'list the clients in storage and in CLIENTS_FILE',
     usage: `usage: signet clients list [--json]
 
-Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are never shown.`,
+Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are never shown.
+USED says why a client counts as used: sign-in (one completed), operator (added with the CLI or
+CLIENTS_FILE), before-tracking (stored before this was recorded), or never.`,
     readOnly: true,
     options: { ...JSON_OPTION },
     async run({ config, store, values, out }) {
       const rows: Record<string, unknown>[] = [];
       if (store) {
         const Clients = new ((await storage()).createOidcAdapter(store))('Client');
-        for (const id of await storedClientIds(store)) {
+        const ids = await storedClientIds(store);
+        const uses = await (await import('./clients/usage.ts')).readUses(store, ids);
+        for (const [i, id] of ids.entries()) {
           const m = (await Clients.find(id)) as Record<string, unknown> | undefined;
           if (m)
             rows.push({
@@ -208,6 +252,7 @@ Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are n
               client_name: m.client_name,
               redirect_uris: m.redirect_uris,
               auth: m.token_endpoint_auth_method,
+              used: uses[i]?.by ?? 'never',
             });
         }
       }
@@ -220,6 +265,7 @@ Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are n
           client_name: m.client_name,
           redirect_uris: m.redirect_uris,
           auth: withAuthMethodDefault(m, profileDefault).token_endpoint_auth_method,
+          used: 'operator',
         });
       }
       print(out, values.json === true, rows, () =>
@@ -229,6 +275,7 @@ Lists registered clients (storage) and static ones (CLIENTS_FILE). Secrets are n
             ['client_id', 'CLIENT_ID'],
             ['source', 'SOURCE'],
             ['auth', 'AUTH'],
+            ['used', 'USED'],
             ['client_name', 'NAME'],
             ['redirect_uris', 'REDIRECT_URIS'],
           ],
@@ -247,15 +294,58 @@ Removes a registered client. Clients from CLIENTS_FILE are removed by editing th
     check(_values, positionals) {
       if (positionals.length !== 1) throw new UsageError('clients remove needs one client_id', usageOf('clients remove'));
     },
-    async run({ config, store, values, positionals, out }) {
+    async run({ config, store, audit, values, positionals, out }) {
       if (!store) throw new Error('no storage');
       const id = positionals[0] as string;
       if (config.staticClients.some((m) => m.client_id === id))
         throw new UsageError(`${id} comes from CLIENTS_FILE; remove it there`);
       const Clients = new ((await storage()).createOidcAdapter(store))('Client');
       if (!(await Clients.find(id))) throw new UsageError(`no client ${id} in storage`);
-      await Clients.destroy(id);
+      // With its registration access tokens, logo and usage record.
+      await (await import('./clients/lifecycle.ts')).forgetClient(store, id);
+      audit.write('client.deleted', { client_id: id, actor: 'cli', os_user: osUser() });
       print(out, values.json === true, { removed: id }, () => `removed ${id}`);
+    },
+  },
+  'clients prune': {
+    summary: 'list, then remove, dynamically registered clients never used for a sign-in',
+    usage: `usage: signet clients prune [--days N] [--dry-run] [--json]
+
+Removes the dynamically registered clients that were registered more than N days ago and never
+completed a sign-in, with their registration access tokens and logos. Clients added with the CLI
+or in CLIENTS_FILE, and clients stored before usage was recorded, are never removed.
+
+  --days N     age in days (default: CLIENT_UNUSED_EXPIRY_DAYS; one of the two is needed)
+  --dry-run    list them, remove nothing
+  --json       print JSON
+
+With CLIENT_UNUSED_EXPIRY_DAYS set, the provider itself does this every hour.`,
+    options: { days: { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, ...JSON_OPTION },
+    check(values) {
+      if (values.days !== undefined && !/^[1-9][0-9]{0,3}$/.test(values.days as string))
+        throw new UsageError('--days must be a whole number from 1 to 9999', usageOf('clients prune'));
+    },
+    async run({ config, store, values, out }) {
+      if (!store) throw new Error('no storage');
+      const days = values.days === undefined ? config.clientUnusedExpiryDays : Number(values.days);
+      if (days === 0) throw new UsageError('clients prune needs --days N (CLIENT_UNUSED_EXPIRY_DAYS is not set)');
+      const dryRun = values['dry-run'] === true;
+      const clients = await (await import('./clients/expiry.ts')).pruneUnusedClients(store, days, { dryRun });
+      print(out, values.json === true, { days, dry_run: dryRun, [dryRun ? 'would_remove' : 'removed']: clients }, () =>
+        [
+          formatTable(
+            clients,
+            [
+              ['client_id', 'CLIENT_ID'],
+              ['registered_at', 'REGISTERED'],
+              ['client_name', 'NAME'],
+              ['redirect_uris', 'REDIRECT_URIS'],
+            ],
+            `no dynamically registered client has gone unused for ${days} days`,
+          ),
+          ...(clients.length ? ['', `${dryRun ? 'would remove' : 'removed'} ${clients.length} client(s)`] : []),
+        ].join('\n'),
+      );
     },
   },
   'keys list': {
@@ -298,9 +388,10 @@ The signing key and the retired keys still published for verification (private p
 Creates a new signing key. The previous key is retired but stays in the key set long enough for
 everything it signed to expire. Running providers switch to the new key within 30 seconds.`,
     options: { ...JSON_OPTION },
-    async run({ store, values, out }) {
+    async run({ store, audit, values, out }) {
       if (!store) throw new Error('no storage');
       const { added, retired, dropped } = await rotateSigningKeys(store);
+      audit.write('signing_key.rotated', { kid: added.kid, retired, dropped, actor: 'cli', os_user: osUser() });
       print(out, values.json === true, { signing: added.kid, retired, dropped }, () =>
         [
           formatPairs([
@@ -376,6 +467,7 @@ export async function runCli(
     absent && command.readOnly
       ? undefined
       : await (await storage()).createStore(config, { warn: (m) => console.error(`signet: ${m}`) });
+  const audit = createAuditLog(command.readOnly ? 'off' : config.auditLog);
   try {
     if (store) {
       try {
@@ -384,10 +476,11 @@ export async function runCli(
         throw new SettingsError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
       }
     }
-    await command.run({ config, store, values: parsed.values, positionals: parsed.positionals, out });
+    await command.run({ config, store, audit, values: parsed.values, positionals: parsed.positionals, out });
     return 0;
   } finally {
     await store?.close();
+    await audit.close();
   }
 }
 

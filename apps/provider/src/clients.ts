@@ -63,6 +63,8 @@ export type ClientFields = {
   policy_uri?: unknown;
   tos_uri?: unknown;
   access_conditions?: unknown;
+  ens_email?: unknown;
+  synthetic_email_domain?: unknown;
   account_namespaces?: unknown;
 };
 
@@ -80,6 +82,8 @@ export function clientFields(client: object): ClientFields {
     policy_uri: c.policyUri,
     tos_uri: c.tosUri,
     access_conditions: c.access_conditions,
+    ens_email: c.ens_email,
+    synthetic_email_domain: c.synthetic_email_domain,
     account_namespaces: c.account_namespaces,
   };
 }

@@ -12,6 +12,7 @@ import {
   int,
   listOf,
   oneOf,
+  optionalBool,
   RPC_SETTING_NAMES,
   readRpcUrls,
   readSettings,
@@ -23,6 +24,8 @@ import {
 import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws/message';
 import { z } from 'zod';
 import { type LogFormat, resolveLogFormat } from './logger.ts';
+import type { AuditDestination } from './observability/audit.ts';
+import { parseRedisUrl, type RedisTarget, RedisUrlError } from './storage/redis-url.ts';
 
 export type Profile = 'self-hosted' | 'hosted';
 
@@ -38,6 +41,12 @@ function parseHttpUrl(value: string): URL | undefined {
     return undefined;
   }
 }
+
+const otlpProtocol = optionalText.transform((value, ctx) => {
+  if (value === undefined || value === 'http/protobuf' || value === 'http/json') return value;
+  ctx.addIssue({ code: 'custom', message: 'must be http/protobuf or http/json (grpc is not shipped)' });
+  return z.NEVER;
+});
 
 const schema = {
   PORT: int(1, 65535, 3000),
@@ -65,16 +74,19 @@ const schema = {
       }
       return { kind: 'sqlite' as const, path };
     }
-    if (raw.startsWith('redis://') || raw.startsWith('rediss://')) {
+    if (/^rediss?(\+(sentinel|cluster))?:\/\//.test(raw)) {
       try {
-        new URL(raw);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'is not a valid redis:// URL' });
+        return { kind: 'redis' as const, url: raw, redis: parseRedisUrl(raw) };
+      } catch (error) {
+        if (!(error instanceof RedisUrlError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
         return z.NEVER;
       }
-      return { kind: 'redis' as const, url: raw };
     }
-    ctx.addIssue({ code: 'custom', message: 'must be sqlite:<path>, redis://…, rediss://… or memory:' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be sqlite:<path>, redis://…, rediss://…, redis+sentinel://…, redis+cluster://… or memory:',
+    });
     return z.NEVER;
   }),
   STORAGE_PREFIX: optionalText.transform((v) => v ?? 'signet:'),
@@ -122,6 +134,7 @@ const schema = {
   }),
   REGISTRATION_TOKEN: secret(16, { optional: true }),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000, 10_000),
+  SHUTDOWN_DRAIN_MS: int(0, 60_000, 5_000),
   LEGAL_PRIVACY_FILE: optionalText,
   LEGAL_TERMS_FILE: optionalText,
   OPERATOR_NAME: optionalText,
@@ -133,6 +146,32 @@ const schema = {
   RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 60),
   RATE_LIMIT_TOKEN: int(0, 1_000_000, 600),
   RATE_LIMIT_FAIL_OPEN: bool(),
+  LOGO_STORAGE_LIMIT: int(0, 2 ** 32, 64 * 1024 * 1024),
+  CLIENT_UNUSED_EXPIRY_DAYS: int(0, 3650, 0),
+  EMAIL_SCOPE: optionalBool(),
+  STORAGE_ALLOW_EVICTION: bool(),
+  // OpenTelemetry: the standard variables, checked here; the SDK reads them (and every other
+  // OTEL_* it knows, such as OTEL_EXPORTER_OTLP_HEADERS) itself when tracing is on.
+  OTEL_SDK_DISABLED: bool(),
+  OTEL_TRACES_EXPORTER: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const exporters = value.split(',').map((v) => v.trim());
+    const unknown = exporters.find((v) => !['otlp', 'console', 'none'].includes(v));
+    if (unknown !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be otlp, console or none (comma-separated); ${unknown} is not shipped` });
+      return z.NEVER;
+    }
+    return exporters.includes('none') ? [] : (exporters as ('otlp' | 'console')[]);
+  }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+  OTEL_SERVICE_NAME: optionalText,
+  AUDIT_LOG: optionalText.transform((value): AuditDestination => {
+    const v = value ?? 'off';
+    return v === 'off' || v === 'stdout' || v === 'stderr' ? v : { file: v };
+  }),
 };
 
 /** Every environment variable the provider reads (README and .env.example list each one). */
@@ -163,8 +202,11 @@ export type Config = {
   /** Origin of the issuer: the SIWE URI's required origin. */
   origin: string;
   profile: Profile;
-  storage: { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string };
+  /** Redis: `url` as given (it may hold a password: never log it) and the shape it names. */
+  storage: { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string; redis: RedisTarget };
   storagePrefix: string;
+  /** Start (with a warning) on a Redis whose maxmemory-policy may evict keys: a shared cache the operator accepts. */
+  storageAllowEviction: boolean;
   rpcUrls: Record<number, string>;
   /** SIGNATURE_VERIFIERS: a deployed ERC-6492 verifier per chain (zkSync Era and Abstract built in). */
   signatureVerifiers: Record<number, `0x${string}`>;
@@ -196,12 +238,23 @@ export type Config = {
   statement?: string;
   registrationToken?: string;
   shutdownTimeoutMs: number;
+  /** On SIGTERM, how long readiness answers 503 while requests are still served, before closing. */
+  shutdownDrainMs: number;
+  /** Where audit events go (AUDIT_LOG): off, stdout, stderr or a file. */
+  auditLog: AuditDestination;
+  /**
+   * OpenTelemetry traces: off unless OTEL_TRACES_EXPORTER names an exporter or an OTLP endpoint
+   * is set (and OTEL_SDK_DISABLED is not true). The SDK reads the endpoint, headers and the rest.
+   */
+  tracing: TracingSettings;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string;
   /** WalletConnect Cloud project id: when set, the page offers WalletConnect (read at run time). */
   walletConnectProjectId?: string;
   /** Texts of /legal/privacy and /legal/terms (read at start), and who operates this instance. */
   legal: { privacy?: LegalText; terms?: LegalText; operator: string };
+  /** The `email` scope and claims (EMAIL_SCOPE; default: on for self-hosted, off for hosted). */
+  emailScope: boolean;
   /** Requests per client address per window (0 = no limit). */
   rateLimits: {
     windowSeconds: number;
@@ -211,6 +264,10 @@ export type Config = {
     token: number;
     failOpen: boolean;
   };
+  /** Bytes of client logos kept in storage, all clients together (0 = no logos are fetched). */
+  logoStorageLimit: number;
+  /** Days after which a dynamically registered client that never completed a sign-in is removed (0 = never). */
+  clientUnusedExpiryDays: number;
 };
 
 function readClientsFile(path: string): Record<string, unknown>[] {
@@ -241,6 +298,30 @@ function readClientsFile(path: string): Record<string, unknown>[] {
   return parsed as Record<string, unknown>[];
 }
 
+export type TracingSettings =
+  | { enabled: false }
+  | { enabled: true; exporters: ('otlp' | 'console')[]; protocol: 'http/protobuf' | 'http/json'; serviceName: string };
+
+function tracingSettings(s: {
+  OTEL_SDK_DISABLED: boolean;
+  OTEL_TRACES_EXPORTER: ('otlp' | 'console')[] | undefined;
+  OTEL_EXPORTER_OTLP_ENDPOINT: string | undefined;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: string | undefined;
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' | 'http/json' | undefined;
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' | 'http/json' | undefined;
+  OTEL_SERVICE_NAME: string | undefined;
+}): TracingSettings {
+  const endpoint = s.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? s.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const exporters = s.OTEL_TRACES_EXPORTER ?? (endpoint ? ['otlp' as const] : []);
+  if (s.OTEL_SDK_DISABLED || exporters.length === 0) return { enabled: false };
+  return {
+    enabled: true,
+    exporters,
+    protocol: s.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? s.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    serviceName: s.OTEL_SERVICE_NAME ?? 'signet-provider',
+  };
+}
+
 /** Reads and validates the settings; throws SettingsError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const s = readSettings(schema, env);
@@ -258,6 +339,7 @@ export function loadConfig(env: Env = process.env): Config {
     profile: s.PROFILE,
     storage: s.STORAGE_URL,
     storagePrefix: s.STORAGE_PREFIX,
+    storageAllowEviction: s.STORAGE_ALLOW_EVICTION,
     rpcUrls,
     signatureVerifiers: readSignatureVerifiers(env, rpcUrls),
     rpcTimeoutMs: s.RPC_TIMEOUT_MS,
@@ -283,6 +365,9 @@ export function loadConfig(env: Env = process.env): Config {
     statement: s.SIWE_STATEMENT,
     registrationToken: s.REGISTRATION_TOKEN,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: s.SHUTDOWN_DRAIN_MS,
+    auditLog: s.AUDIT_LOG,
+    tracing: tracingSettings(s),
     walletConnectProjectId: s.WALLETCONNECT_PROJECT_ID,
     metricsToken: s.METRICS_TOKEN,
     legal: {
@@ -290,6 +375,7 @@ export function loadConfig(env: Env = process.env): Config {
       terms: readLegalFile('LEGAL_TERMS_FILE', s.LEGAL_TERMS_FILE),
       operator: s.OPERATOR_NAME ?? `the operator of ${s.ISSUER.host}`,
     },
+    emailScope: s.EMAIL_SCOPE ?? s.PROFILE === 'self-hosted',
     rateLimits: {
       windowSeconds: s.RATE_LIMIT_WINDOW_SECONDS,
       authorization: s.RATE_LIMIT_AUTHORIZATION,
@@ -298,5 +384,7 @@ export function loadConfig(env: Env = process.env): Config {
       token: s.RATE_LIMIT_TOKEN,
       failOpen: s.RATE_LIMIT_FAIL_OPEN,
     },
+    logoStorageLimit: s.LOGO_STORAGE_LIMIT,
+    clientUnusedExpiryDays: s.CLIENT_UNUSED_EXPIRY_DAYS,
   };
 }

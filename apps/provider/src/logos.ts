@@ -1,20 +1,22 @@
 /**
  * Client logos, served by the provider itself at /logo/<client_id>, so the sign-in page makes
- * no third-party request (the client does not learn who opened the page). The provider
- * fetches the client's logo_uri once (https; never a loopback, private or other special-use
- * address (outbound.ts) unless ALLOW_PRIVATE_FETCH; no redirects; 3 s; 256 KB; images only), caches it in storage for an hour, and
- * answers a drawn initial when the logo cannot be had.
+ * no third-party request (the client does not learn who opened the page). The provider fetches
+ * a client's logo_uri when the client is registered, updated or added (https; never a loopback,
+ * private or other special-use address (outbound.ts) unless ALLOW_PRIVATE_FETCH; no redirects;
+ * 3 s; 256 KB; images only) and keeps one logo per client in storage, replaced when logo_uri
+ * changes and removed with the client, all of them together within LOGO_STORAGE_LIMIT. A client
+ * without a stored logo gets a drawn initial.
  */
-import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import { clientFields } from './clients.ts';
 import { contentTypeOf, fetchPublic } from './outbound.ts';
 import type { Services } from './services.ts';
+import type { Store } from './storage/index.ts';
 
 const MAX_BYTES = 256 * 1024;
 const TIMEOUT_MS = 3000;
+/** How long browsers and proxies may keep a served logo. */
 const CACHE_SECONDS = 3600;
-const FAILURE_CACHE_SECONDS = 300;
 const IMAGE_TYPES = new Set([
   'image/png',
   'image/jpeg',
@@ -53,28 +55,104 @@ export function initialLogo(name: string): Logo {
   return { type: 'image/svg+xml', body: Buffer.from(svg) };
 }
 
+/** Where a client's one logo is kept, and the running total of every stored logo's bytes. */
+const logoKey = (clientId: string) => `logo:${clientId}`;
+const TOTAL_KEY = 'logos:total-bytes';
+/** The total is a counter in storage; counters expire, so this one is given a century. */
+const TOTAL_TTL_SECONDS = 100 * 365 * 24 * 3600;
+
+/** A client's stored logo: the URI it came from and, when the fetch succeeded, the image. */
+type StoredLogo = { uri: string; type?: string; body?: string; size?: number };
+
+export type LogoStoreOptions = {
+  store: Store;
+  logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
+  /** ALLOW_PRIVATE_FETCH. */
+  allowPrivate: boolean;
+  /** LOGO_STORAGE_LIMIT: bytes of every stored logo together (0 = no logos). */
+  limitBytes: number;
+};
+
+export type LogoOutcome = 'stored' | 'kept' | 'removed' | 'unchanged' | 'failed' | 'over-limit' | 'off';
+
+async function readStoredLogo(store: Store, clientId: string): Promise<StoredLogo | undefined> {
+  const raw = await store.get(logoKey(clientId));
+  return raw === undefined ? undefined : (JSON.parse(raw) as StoredLogo);
+}
+
+/** Writes (or removes) a client's entry, keeping the total in step with what it replaces. */
+async function replaceStoredLogo(store: Store, clientId: string, previous: StoredLogo | undefined, next: StoredLogo | undefined) {
+  const delta = (next?.size ?? 0) - (previous?.size ?? 0);
+  if (next) await store.set(logoKey(clientId), JSON.stringify(next));
+  else await store.delete(logoKey(clientId));
+  if (delta !== 0) await store.increment(TOTAL_KEY, TOTAL_TTL_SECONDS, delta);
+}
+
+/**
+ * Brings a client's stored logo in line with its `logo_uri`: called when a client is registered,
+ * updated or added (never from an anonymous request). The same URI already stored is kept (a
+ * failed fetch is tried again); another URI is fetched and replaces it; no URI removes it. A
+ * logo that would take the total over the limit is not stored (the page draws an initial).
+ */
+export async function refreshClientLogo(
+  options: LogoStoreOptions,
+  clientId: string,
+  logoUri: string | undefined,
+): Promise<LogoOutcome> {
+  const { store, logger, allowPrivate, limitBytes } = options;
+  const previous = await readStoredLogo(store, clientId);
+  if (logoUri === undefined || limitBytes === 0) {
+    if (!previous) return logoUri === undefined ? 'unchanged' : 'off';
+    await replaceStoredLogo(store, clientId, previous, undefined);
+    return logoUri === undefined ? 'removed' : 'off';
+  }
+  if (previous?.uri === logoUri && previous.body !== undefined) return 'kept';
+  let logo: Logo;
+  try {
+    logo = await fetchImage(logoUri, allowPrivate);
+  } catch (error) {
+    logger.info({ client_id: clientId, reason: (error as Error).message }, 'client logo unavailable; the page draws an initial');
+    await replaceStoredLogo(store, clientId, previous, { uri: logoUri });
+    return 'failed';
+  }
+  const size = logo.body.length;
+  // Reserve the bytes first, so replicas storing logos at once cannot pass the limit together.
+  const total = await store.increment(TOTAL_KEY, TOTAL_TTL_SECONDS, size);
+  if (total - (previous?.size ?? 0) > limitBytes) {
+    await store.increment(TOTAL_KEY, TOTAL_TTL_SECONDS, -size);
+    logger.warn(
+      { client_id: clientId, size, limit: limitBytes },
+      'client logos fill LOGO_STORAGE_LIMIT; this logo is not stored (the page draws an initial)',
+    );
+    await replaceStoredLogo(store, clientId, previous, { uri: logoUri });
+    return 'over-limit';
+  }
+  try {
+    await store.set(
+      logoKey(clientId),
+      JSON.stringify({ uri: logoUri, type: logo.type, body: logo.body.toString('base64'), size }),
+    );
+  } catch (error) {
+    await store.increment(TOTAL_KEY, TOTAL_TTL_SECONDS, -size).catch(() => {});
+    throw error;
+  }
+  if (previous?.size) await store.increment(TOTAL_KEY, TOTAL_TTL_SECONDS, -previous.size);
+  return 'stored';
+}
+
+/** Removes a client's logo (the client is gone). */
+export async function removeClientLogo(store: Store, clientId: string): Promise<void> {
+  const previous = await readStoredLogo(store, clientId);
+  if (previous) await replaceStoredLogo(store, clientId, previous, undefined);
+}
+
+/**
+ * GET /logo/<client_id>: the client's stored logo when it is the one its `logo_uri` names, else
+ * a drawn initial. Nothing is fetched here: logos are fetched when a client is registered or
+ * updated (lifecycle.ts), so an anonymous request costs one storage read.
+ */
 export function logoRoutes(router: Router, services: Services) {
-  const { store, logger, config } = services;
-  // One fetch per logo at a time in this process, however many pages ask for it meanwhile.
-  const inFlight = new Map<string, Promise<Logo | undefined>>();
-  const fetchAndCache = (key: string, uri: string, clientId: string) => {
-    let pending = inFlight.get(key);
-    if (!pending) {
-      pending = fetchImage(uri, config.allowPrivateFetch)
-        .then(async (logo) => {
-          await store.set(key, JSON.stringify({ type: logo.type, body: logo.body.toString('base64') }), CACHE_SECONDS);
-          return logo;
-        })
-        .catch(async (error) => {
-          logger.info({ client_id: clientId, reason: (error as Error).message }, 'client logo unavailable; drawing an initial');
-          await store.set(key, JSON.stringify({}), FAILURE_CACHE_SECONDS).catch(() => {});
-          return undefined;
-        })
-        .finally(() => inFlight.delete(key));
-      inFlight.set(key, pending);
-    }
-    return pending;
-  };
+  const { store } = services;
   router.get('/logo/:clientId', async (ctx) => {
     const client = await services.provider().Client.find(ctx.params.clientId as string);
     if (!client) {
@@ -85,13 +163,9 @@ export function logoRoutes(router: Router, services: Services) {
     const metadata = clientFields(client) as { logo_uri?: string; client_name?: string };
     let logo: Logo | undefined;
     if (metadata.logo_uri) {
-      const key = `logo:${client.clientId}:${createHash('sha256').update(metadata.logo_uri).digest('base64url').slice(0, 16)}`;
-      const cached = await store.get(key);
-      if (cached !== undefined) {
-        const parsed = JSON.parse(cached) as { type?: string; body?: string };
-        if (parsed.type && parsed.body) logo = { type: parsed.type, body: Buffer.from(parsed.body, 'base64') };
-      } else {
-        logo = await fetchAndCache(key, metadata.logo_uri, client.clientId);
+      const stored = await readStoredLogo(store, client.clientId);
+      if (stored?.uri === metadata.logo_uri && stored.type && stored.body) {
+        logo = { type: stored.type, body: Buffer.from(stored.body, 'base64') };
       }
     }
     const { type, body } = logo ?? initialLogo(metadata.client_name ?? client.clientId);

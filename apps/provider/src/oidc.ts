@@ -7,15 +7,22 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
+import { assertMetadataBounds, assertNoUserinfo } from './clients/metadata.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
 import { accountNamespacesProblem, offeredNamespaces } from './interaction/namespaces.ts';
 import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
+import { type AuditLog, requestFields } from './observability/audit.ts';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './onchain/access.ts';
 import { publicUrlProblem } from './outbound.ts';
-import { PROFILES } from './profiles.ts';
+import { profileFor } from './profiles.ts';
+import { heldLogoutDestination } from './redirects/logout.ts';
+import { backchannelLogoutUriProblem, logLogoutTokens } from './relying-party/backchannel.ts';
+import { emailSourcesOf, validateEmailMetadata } from './relying-party/email.ts';
+import { scopesSupportedBy, supportedScope } from './relying-party/scopes.ts';
+import { clientSubjects, subjectChainProblem, subjectFor } from './relying-party/subject.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
 
 /** Error codes of a connection that ended before its answer was written: the client's doing, or a slow client cut off. */
@@ -51,6 +58,7 @@ export type ProviderDependencies = {
   stylesheets?: string[];
   /** Clients' access conditions; checked again here whenever a refresh token is used. */
   access?: AccessGate;
+  audit?: AuditLog;
 };
 
 /** 503 from oidc-provider's own endpoints (the token endpoint) when a chain cannot be asked. */
@@ -67,16 +75,40 @@ function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof ht
 }
 
 /**
- * oidc-provider's default prompts, plus one login check: a session whose account no longer meets
- * a gated client's access conditions gets no silent code (prompt=none: login_required); the
- * person signs again, and the sign-in checks whoever signs. Right after a sign-in (which has just
- * checked) and for ungated clients it costs nothing.
+ * oidc-provider's default prompts, with two login checks of Signet's:
+ * - id_token_hint: the hint's `sub` must be the subject this client was given (for a client with
+ *   subject_chain "any", the chain-independent one; relying-party/subject.ts), not only the
+ *   session's account id as oidc-provider compares it;
+ * - access conditions: a session whose account no longer meets a gated client's conditions gets
+ *   no silent code (prompt=none: login_required); the person signs again, and the sign-in checks
+ *   whoever signs. Right after a sign-in (which has just checked) and for ungated clients it costs nothing.
  */
-function policyWithAccessConditions(access: AccessGate | undefined, store: Store) {
+function signInPolicy(
+  access: AccessGate | undefined,
+  store: Store,
+  subjectOf: (accountId: string, client: object) => Promise<string>,
+) {
   const policy = interactionPolicy.base();
-  if (!access) return policy;
   const { Check } = interactionPolicy;
-  policy.get('login')?.checks.add(
+  const login = policy.get('login');
+  const hintCheck = login?.checks.get('id_token_hint');
+  if (login && hintCheck) {
+    const index = login.checks.indexOf(hintCheck);
+    login.checks.remove('id_token_hint');
+    login.checks.add(
+      new Check(hintCheck.reason, hintCheck.description, 'login_required', async (ctx) => {
+        const { oidc } = ctx;
+        const hint = oidc.entities.IdTokenHint as { payload: { sub?: unknown } } | undefined;
+        if (hint === undefined) return Check.NO_NEED_TO_PROMPT;
+        const accountId = oidc.session?.accountId;
+        if (accountId === undefined || !oidc.client) return Check.REQUEST_PROMPT;
+        return hint.payload.sub === (await subjectOf(accountId, oidc.client)) ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+      }),
+      index,
+    );
+  }
+  if (!access) return policy;
+  login?.checks.add(
     new Check('access_conditions', "the account does not meet this client's access conditions", 'login_required', async (ctx) => {
       const { oidc } = ctx;
       const accountId = oidc.session?.accountId;
@@ -108,8 +140,22 @@ export function createProvider({
   pageHeaders,
   stylesheets = [],
   access,
+  audit,
 }: ProviderDependencies): Provider {
-  const profile = PROFILES[config.profile];
+  const profile = profileFor(config);
+  const supportedScopes = scopesSupportedBy(config);
+  const subjectOf = (accountId: string, client: object | undefined) => subjectFor(store, accountId, client);
+  // Stable per sector (the redirect URIs' host, or sector_identifier_uri's), opaque to clients;
+  // over the chain-independent account id for a client with subject_chain "any".
+  const pairwiseOf = async (accountId: string, client: { sectorIdentifier?: string }) =>
+    createHmac('sha256', pairwiseSalt)
+      .update(`${client.sectorIdentifier}\0${await subjectOf(accountId, client)}`)
+      .digest('base64url');
+  /** The `sub` a client is given for an account: pairwise, chain-independent, or the account id. */
+  const clientSubject = (accountId: string, client: object) =>
+    (client as { subjectType?: string }).subjectType === 'pairwise'
+      ? pairwiseOf(accountId, client)
+      : subjectOf(accountId, client);
   const configuration: Configuration = {
     adapter: createOidcAdapter(store) as unknown as Configuration['adapter'],
     clients: config.staticClients.map((client) =>
@@ -127,6 +173,7 @@ export function createProvider({
       openid: ['sub'],
       profile: ['preferred_username', 'picture'],
       siwe: ['siwe_message', 'siwe_signature'],
+      ...(supportedScopes.has('email') ? { email: ['email', 'email_verified'] } : {}),
     },
     // Scope claims go into the ID token too, not only to the userinfo endpoint.
     conformIdTokenClaims: false,
@@ -165,8 +212,22 @@ export function createProvider({
       origin !== 'null' &&
       (ctx.oidc.route === 'userinfo' || client.clientAuthMethod === 'none') &&
       (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    // Every feature oidc-provider turns on by default is decided here, on or off, with the
+    // reason and its test in docs/conformance.md ("Features"); a test compares discovery with it.
     features: {
       devInteractions: { enabled: false },
+      // Pushed authorization requests (RFC 9126) at /request: rate-limited with /auth, bodies
+      // bounded (middleware/request-size.ts); a client may register require_pushed_authorization_requests.
+      pushedAuthorizationRequests: {
+        enabled: true,
+        requirePushedAuthorizationRequests: false,
+        allowUnregisteredRedirectUris: false,
+      },
+      // DPoP (RFC 9449): sender-constrained tokens for clients that send proofs, or that register
+      // dpop_bound_access_tokens; proof replays are detected in storage (shared by replicas).
+      dPoP: { enabled: true, allowReplay: false },
+      // Resource indicators (RFC 8707): access tokens are for userinfo only; no resource server to name.
+      resourceIndicators: { enabled: false },
       registration: {
         enabled: true,
         // The earliest hook in oidc-provider's registration handler, run before it decides
@@ -186,6 +247,8 @@ export function createProvider({
       revocation: { enabled: true },
       userinfo: { enabled: true },
       jwtUserinfo: { enabled: true },
+      // Logout tokens to every client of the session with a backchannel_logout_uri (relying-party/backchannel.ts).
+      backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx, form) => {
@@ -208,10 +271,21 @@ export function createProvider({
           );
         },
         postLogoutSuccessSource: async (ctx) => {
+          // A logout request without an id_token_hint does not redirect: the page names where it would go.
+          const destination = await heldLogoutDestination(
+            ctx as unknown as Context,
+            ctx.oidc.provider,
+            profile.routes.end_session,
+          );
           page(
             ctx,
             'Signed out',
-            html`<main class="card narrow"><h1>You are signed out</h1><p>You can close this window.</p></main>`,
+            html`<main class="card narrow"><h1>You are signed out</h1>${
+              destination
+                ? html`<p>${destination.clientName ?? 'The site you came from'} asks to send you to <strong class="destination">${destination.host}</strong>. Continue only if you meant to sign out there.</p>
+  <div class="actions"><a class="button primary" href="${destination.href}">Continue to ${destination.host}</a></div>`
+                : html`<p>You can close this window.</p>`
+            }</main>`,
             stylesheets,
           );
         },
@@ -219,7 +293,7 @@ export function createProvider({
     },
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
-      policy: policyWithAccessConditions(access, store),
+      policy: signInPolicy(access, store, clientSubject),
     },
     discovery: {
       op_policy_uri: `${config.baseUrl}${LEGAL_PATHS.privacy}`,
@@ -227,14 +301,25 @@ export function createProvider({
     },
     extraClientMetadata: {
       // RFC 7591 metadata oidc-provider does not know, accepted and stored as given. Their
-      // validator also runs Signet's redirect URI rule on every client, however it arrives.
+      // validator also runs Signet's per-client rules on every client, however it arrives
+      // (registration, management, CLIENTS_FILE, the CLI, storage).
       // access_conditions: what an account must hold to sign in to this client (access.ts).
+      // subject_chain, ens_email, synthetic_email_domain: relying-party/subject.ts and email.ts.
       // account_namespaces: the kinds of account that may sign in to it (interaction/namespaces.ts).
-      properties: ['software_id', 'software_version', 'access_conditions', 'account_namespaces'],
+      properties: [
+        'software_id',
+        'software_version',
+        'access_conditions',
+        'subject_chain',
+        'ens_email',
+        'synthetic_email_domain',
+        'account_namespaces',
+      ],
       validator(ctx, key, value, metadata) {
         if (key === 'account_namespaces') {
-          // At registration and update (a request), a namespace this provider does not offer is refused too.
-          const offered = ctx ? offeredNamespaces(config) : undefined;
+          // At registration and update, a namespace this provider does not offer now is refused too.
+          const route = (ctx as { oidc?: { route?: string } } | undefined)?.oidc?.route;
+          const offered = route === 'registration' || route === 'client_update' ? offeredNamespaces(config) : undefined;
           const problem = value === undefined ? undefined : accountNamespacesProblem(value, metadata as never, offered);
           if (problem) throw new errors.InvalidClientMetadata(problem);
           return;
@@ -245,10 +330,29 @@ export function createProvider({
           if (problem) throw new errors.InvalidClientMetadata(problem);
           return;
         }
+        if (key === 'subject_chain') {
+          const problem = subjectChainProblem(value);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return;
+        }
+        if (key === 'ens_email' || key === 'synthetic_email_domain') {
+          validateEmailMetadata(ctx as never, key, value, metadata as Record<string, unknown>);
+          return;
+        }
         if (value !== undefined && typeof value !== 'string') {
           throw new errors.InvalidClientMetadata(`${key} must be a string`);
         }
-        if (key === 'software_id') assertRedirectUris(metadata as never);
+        if (key === 'software_id') {
+          assertRedirectUris(metadata as never);
+          assertNoUserinfo(metadata as never);
+          // Sizes are checked where metadata arrives over HTTP (registration, management; the
+          // CLI and CLIENTS_FILE check them themselves), not when a stored client is loaded.
+          if (ctx) assertMetadataBounds(metadata as never);
+          const problem = backchannelLogoutUriProblem(metadata.backchannel_logout_uri, config.allowPrivateFetch);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          // Scope values the profile does not support are dropped, as at authorization and refresh.
+          if (typeof metadata.scope === 'string') metadata.scope = supportedScope(metadata.scope, supportedScopes) ?? 'openid';
+        }
       },
     },
     // Client documents (jwks_uri, sector_identifier_uri) are fetched only from public addresses:
@@ -291,12 +395,21 @@ export function createProvider({
             { event: 'access_revoked', sub: accountId, client_id: ctx.oidc.client.clientId },
             'access conditions no longer met',
           );
+          audit?.write('refresh.refused', {
+            client_id: ctx.oidc.client.clientId,
+            account: accountId,
+            reason: 'ACCESS_CONDITION_NOT_MET',
+            description: error.message,
+            grant_revoked: grantId !== undefined,
+            ...requestFields(ctx),
+          });
           throw Object.assign(new errors.InvalidGrant('access conditions not met'), {
             error_description: `ACCESS_CONDITION_NOT_MET: ${error.message}; the grant is revoked`,
           });
         }
       }
-      const pairwise = (ctx.oidc.client as { subjectType?: string } | undefined)?.subjectType === 'pairwise';
+      const client = ctx.oidc.client;
+      const pairwise = (client as { subjectType?: string } | undefined)?.subjectType === 'pairwise';
       // The sign-in record is read when claims are asked for (ID token, userinfo), once per
       // request; oidc-provider also finds the account where it needs no claims (the resume).
       let record: ReturnType<typeof loadSignIn> | undefined;
@@ -304,14 +417,11 @@ export function createProvider({
         accountId,
         claims: async () => {
           record ??= loadSignIn(store, grantId);
-          return claimsOf(accountId, await record, { pairwise });
+          return claimsOf(accountId, await record, { pairwise, email: emailSourcesOf(client) });
         },
       };
     },
-    async pairwiseIdentifier(_ctx, accountId, client) {
-      // Stable per sector (the redirect URIs' host, or sector_identifier_uri's), opaque to clients.
-      return createHmac('sha256', pairwiseSalt).update(`${client.sectorIdentifier}\0${accountId}`).digest('base64url');
-    },
+    pairwiseIdentifier: (_ctx, accountId, client) => pairwiseOf(accountId, client as { sectorIdentifier?: string }),
     async renderError(ctx, out, error) {
       logger.debug({ err: error, out }, 'rendered error page');
       const { error: code, error_description: description } = out as { error?: string; error_description?: string };
@@ -333,6 +443,8 @@ export function createProvider({
   // Behind one proxy: the client address is the X-Forwarded-For entry that proxy appended (the
   // last one); entries before it are whatever the client sent and are never trusted.
   provider.maxIpsCount = 1;
+  clientSubjects(provider, subjectOf);
+  logLogoutTokens(provider, logger);
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc-provider server error'));
   // Koa's 'error' event: an error no middleware answered (Koa's 500), or an answer that could not
   // be delivered because the connection ended first (the client went away, or the server's

@@ -1,23 +1,50 @@
-/** The operator's routes: GET /health (storage reachable) and GET /metrics (Prometheus, optionally behind METRICS_TOKEN). */
+/**
+ * The operator's routes: GET /health (storage reachable), the probes GET /health/live (the
+ * process answers) and GET /health/ready (storage answers, signing keys loaded, not shutting
+ * down), and GET /metrics (Prometheus, optionally behind METRICS_TOKEN).
+ */
 import { timingSafeEqual } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Services } from './services.ts';
 
-export function operationsRoutes(router: Router, services: Pick<Services, 'config' | 'logger' | 'metrics' | 'store'>) {
-  const { config, logger, metrics, store } = services;
-  router.get('/health', async (ctx) => {
-    let storage = 'ok';
+export function operationsRoutes(
+  router: Router,
+  services: Pick<Services, 'config' | 'logger' | 'metrics' | 'store' | 'lifecycle'>,
+) {
+  const { config, logger, metrics, store, lifecycle } = services;
+  const storageState = async () => {
     try {
       await store.ping();
+      return 'ok';
     } catch (error) {
       // The details (hosts, ports) go to the log, not to whoever asks.
       logger.warn({ reason: (error as Error).message }, 'health check: storage unavailable');
-      storage = 'unavailable';
+      return 'unavailable';
     }
+  };
+  router.get('/health', async (ctx) => {
+    const storage = await storageState();
     const healthy = storage === 'ok';
     ctx.status = healthy ? 200 : 503;
     ctx.set('cache-control', 'no-store');
     ctx.body = { status: healthy ? 'ok' : 'unavailable', storage, profile: config.profile };
+  });
+  // Liveness: the process answers; nothing else is asked, so a storage outage never gets a
+  // replica restarted (restarting would not bring storage back).
+  router.get('/health/live', (ctx) => {
+    ctx.set('cache-control', 'no-store');
+    ctx.body = { status: 'ok' };
+  });
+  // Readiness: whether to send this replica traffic. Turns 503 the moment SIGTERM arrives, while
+  // requests are still served for SHUTDOWN_DRAIN_MS, so a load balancer stops first.
+  router.get('/health/ready', async (ctx) => {
+    const draining = lifecycle.draining;
+    const storage = draining ? 'not_checked' : await storageState();
+    const keys = lifecycle.keysLoaded() ? 'ok' : 'missing';
+    const ready = !draining && storage === 'ok' && keys === 'ok';
+    ctx.status = ready ? 200 : 503;
+    ctx.set('cache-control', 'no-store');
+    ctx.body = { status: ready ? 'ready' : draining ? 'draining' : 'unavailable', storage, keys };
   });
   router.get('/metrics', async (ctx) => {
     if (config.metricsToken) {

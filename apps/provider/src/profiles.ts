@@ -2,7 +2,7 @@
  * The two deployments of the specification, as data: one server, one setting (PROFILE).
  * Everything that differs between them is here; the rest of the provider is shared.
  */
-import type { Profile } from './config.ts';
+import type { Config, Profile } from './config.ts';
 
 export type ProfileDefinition = {
   /** oidc-provider route table (paths relative to the issuer origin). */
@@ -15,6 +15,7 @@ export type ProfileDefinition = {
     introspection: string;
     revocation: string;
     end_session: string;
+    pushed_authorization_request: string;
   };
   /** Public path prefix of client management (RFC 7592), when it differs from the registration route. */
   clientManagementPath: string;
@@ -44,6 +45,7 @@ const COMMON_ROUTES = {
   introspection: '/token/introspection',
   revocation: '/token/revocation',
   end_session: '/session/end',
+  pushed_authorization_request: '/request',
 };
 
 export const PROFILES: Record<Profile, ProfileDefinition> = {
@@ -61,8 +63,11 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
   hosted: {
     routes: { ...COMMON_ROUTES, authorization: '/authorize', userinfo: '/userinfo', jwks: '/jwk', registration: '/register' },
     clientManagementPath: '/client',
-    // siwe works too (the raw message and signature); the spec's table advertises these two.
-    scopes: ['openid', 'profile', 'siwe'],
+    // siwe works too (the raw message and signature), and offline_access is accepted (stock
+    // clients such as oidc-agent register it and refuse a client without it) though it grants
+    // nothing more: refresh tokens go to every client registered for them. The spec's table
+    // advertises openid and profile.
+    scopes: ['openid', 'offline_access', 'profile', 'siwe'],
     advertisedScopes: ['openid', 'profile'],
     responseTypes: ['code', 'id_token', 'id_token token'],
     subjectTypes: ['public', 'pairwise'],
@@ -70,8 +75,23 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
     advertisedClientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     advertisedClaims: ['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture'],
     defaultClientAuthMethod: 'client_secret_basic',
-    // offline_access is not in this profile's scopes (the spec's table): a client registered with
-    // the refresh_token grant gets refresh tokens anyway, so browser apps can renew a session.
+    // offline_access is not advertised (the spec's table): a client registered with the
+    // refresh_token grant gets refresh tokens anyway, so browser apps can renew a session.
     refreshTokensWithoutOfflineAccess: true,
   },
 };
+
+/**
+ * The profile as this configuration runs it: with `EMAIL_SCOPE` on, the `email` scope and its
+ * claims are supported and, where the profile advertises an exact list, added to it.
+ */
+export function profileFor(config: Pick<Config, 'profile' | 'emailScope'>): ProfileDefinition {
+  const base = PROFILES[config.profile];
+  if (!config.emailScope) return base;
+  return {
+    ...base,
+    scopes: [...base.scopes, 'email'],
+    ...(base.advertisedScopes ? { advertisedScopes: [...base.advertisedScopes, 'email'] } : {}),
+    ...(base.advertisedClaims ? { advertisedClaims: [...base.advertisedClaims, 'email', 'email_verified'] } : {}),
+  };
+}

@@ -1,7 +1,8 @@
 /**
- * `npm run provider`: reads the settings, builds the app and listens. SIGTERM / SIGINT stop
- * accepting connections, let in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), then close
- * storage and exit.
+ * `npm run provider`: reads the settings, builds the app and listens. SIGTERM / SIGINT turn
+ * readiness (/health/ready) to 503 at once and keep serving for SHUTDOWN_DRAIN_MS, so a load
+ * balancer stops sending traffic first; then stop accepting connections, let in-flight requests
+ * finish (up to SHUTDOWN_TIMEOUT_MS), close storage and exit.
  */
 import { createServer, type Server } from 'node:http';
 import { SettingsError } from '@signet/settings';
@@ -32,7 +33,12 @@ export async function startProvider(
       requestTimeout: timeouts.requestMs,
       connectionsCheckingInterval: timeouts.checkIntervalMs,
     },
-    app.handler,
+    (req, res) => {
+      // While draining, every answer closes its connection: the client's next request opens a
+      // new one, which the load balancer sends to a replica that is staying.
+      if (app.services.lifecycle.draining) res.setHeader('connection', 'close');
+      app.handler(req, res);
+    },
   );
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -42,6 +48,11 @@ export async function startProvider(
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      app.services.lifecycle.draining = true;
+      if (config.shutdownDrainMs > 0) {
+        logger.info({ drainMs: config.shutdownDrainMs }, 'draining: /health/ready answers 503, requests are still served');
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last request finishes: close them then.
       server.closeIdleConnections();

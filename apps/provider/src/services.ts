@@ -1,9 +1,12 @@
 import type { ChainRegistry } from '@signet/siwe';
 import type { Provider } from 'oidc-provider';
+import type { ClientHousekeeping } from './clients/housekeeping.ts';
 import type { Config } from './config.ts';
 import type { RateLimits } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import type { AuditLog } from './observability/audit.ts';
+import type { Tracing } from './observability/tracing.ts';
 import type { AccessGate } from './onchain/access.ts';
 import type { EnsResolver } from './onchain/names/index.ts';
 import type { Security } from './security.ts';
@@ -20,9 +23,23 @@ export type Services = {
   access: AccessGate;
   ens: EnsResolver;
   metrics: Metrics;
+  /** Audit events (AUDIT_LOG); a no-op when off. */
+  audit: AuditLog;
+  /** OpenTelemetry spans (OTEL_*); direct calls when off. */
+  tracing: Tracing;
   limits: RateLimits;
   security: Security;
   assets: WebAssets;
+  /** Stored clients: whether one has been used, where logos are kept. */
+  clients: ClientHousekeeping;
+  /** What the readiness probe reports: keys loaded, and whether shutdown has begun. */
+  lifecycle: Lifecycle;
   /** The current oidc-provider instance (replaced when signing keys rotate). */
   provider(): Provider;
+};
+
+export type Lifecycle = {
+  /** Set when SIGTERM arrives: readiness answers 503 while requests are still served. */
+  draining: boolean;
+  keysLoaded(): boolean;
 };

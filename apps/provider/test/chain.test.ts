@@ -61,12 +61,13 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
   async function signInAndGetClaims(
     options: Omit<Parameters<typeof walletSignIn>[0], 'authorizationUrl'>,
     scope = 'openid profile',
+    rp = client,
   ) {
-    const { url, verifier } = await pkceAuthorization(client, { scope });
+    const { url, verifier } = await pkceAuthorization(rp, { scope });
     const { callbackUrl } = await walletSignIn({ authorizationUrl: url, ...options });
-    const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
+    const tokens = await oidc.authorizationCodeGrant(rp, callbackUrl, { pkceCodeVerifier: verifier });
     const idToken = tokens.claims() as Record<string, unknown>;
-    const userinfo = await oidc.fetchUserInfo(client, tokens.access_token, String(idToken.sub));
+    const userinfo = await oidc.fetchUserInfo(rp, tokens.access_token, String(idToken.sub));
     return { idToken, userinfo };
   }
 
@@ -110,6 +111,32 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
     const { idToken, userinfo } = await signInAndGetClaims({ signer: alice });
     expect(idToken).toMatchObject({ preferred_username: 'alice.eth', picture: avatar.url });
     expect(userinfo).toMatchObject({ sub: `eip155:1:${alice.address}`, preferred_username: 'alice.eth', picture: avatar.url });
+  });
+
+  it('ENS email: the text record of the primary name, unverified, only to a client registered with ens_email', async () => {
+    const dana = privateKeyToAccount(generatePrivateKey());
+    await chain.setEnsName(dana.address, 'dana.eth', { texts: { email: 'dana@example.org' } });
+    const optedIn = await registerPublicClient(provider.url, { ens_email: true } as never);
+    const { idToken, userinfo } = await signInAndGetClaims({ signer: dana }, 'openid profile email', optedIn);
+    expect(idToken).toMatchObject({ preferred_username: 'dana.eth', email: 'dana@example.org', email_verified: false });
+    expect(userinfo).toMatchObject({ email: 'dana@example.org', email_verified: false });
+    const other = await signInAndGetClaims({ signer: dana }, 'openid profile email');
+    expect(other.idToken).not.toHaveProperty('email');
+
+    const junk = privateKeyToAccount(generatePrivateKey());
+    await chain.setEnsName(junk.address, 'junk.eth', { texts: { email: 'not an address' } });
+    const noEmail = await signInAndGetClaims({ signer: junk }, 'openid email', optedIn);
+    expect(noEmail.idToken).not.toHaveProperty('email');
+  });
+
+  it('subject_chain "any" never merges a contract wallet across chains: it keeps the signed chain', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const wallet = await chain.deployWallet(owner.address, 12n);
+    const anyChain = await registerPublicClient(provider.url, { subject_chain: 'any' } as never);
+    const { idToken } = await signInAndGetClaims({ signer: owner, address: wallet }, 'openid', anyChain);
+    expect(idToken.sub).toBe(`eip155:1:${wallet}`);
+    const eoa = await signInAndGetClaims({ signer: owner }, 'openid', anyChain);
+    expect(eoa.idToken.sub).toBe(`eip155:0:${owner.address}`);
   });
 
   it('ENS: an address without a name gets its address and no picture', async () => {

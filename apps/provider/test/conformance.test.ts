@@ -506,6 +506,12 @@ describe('OP Implicit (oidcc-implicit-certification-test-plan), hosted profile',
 
   it('oidcc-ensure-request-without-nonce-fails: implicit without nonce is refused in the fragment', async () => {
     const rp = await implicitClient('id_token');
+    // The suite's client has signed someone in before (a client nobody has signed in to gets an
+    // error page instead of the redirect: redirects.test.ts).
+    await walletSignIn({
+      authorizationUrl: h.authorizationUrl(rp, { response_type: 'id_token', redirect_uri: HTTPS_CALLBACK }),
+      signer: wallet(),
+    });
     const url = h.authorizationUrl(rp, { response_type: 'id_token', redirect_uri: HTTPS_CALLBACK, nonce: undefined });
     const response = await request(new CookieJar(), url);
     const target = location(response, url.href);
@@ -659,13 +665,22 @@ describe.each(['self-hosted', 'hosted'])(
       }
     });
 
-    it('oidcc-rp-initiated-logout-no-id-token-hint: client_id identifies the client; without either, post_logout_redirect_uri is ignored', async () => {
+    it('oidcc-rp-initiated-logout-no-id-token-hint: client_id identifies the client, and the signed-out page offers its registered URI (no automatic redirect); without either, post_logout_redirect_uri is ignored', async () => {
       const { jar } = await h.signIn(rp);
       const final = await confirm(
         jar,
         await request(jar, endSession({ client_id: rp.client_id, post_logout_redirect_uri: BYE, state: 's' })),
       );
-      expect(location(final, h.provider.url).origin + location(final, h.provider.url).pathname).toBe(BYE);
+      // Without an id_token_hint nothing proves the request came from the client: the provider's
+      // own page names the destination's host and links to it (with the state); it never redirects.
+      expect(final.status).toBe(200);
+      expect(final.headers.get('location')).toBeNull();
+      const page = await final.text();
+      expect(page).toContain('signed out');
+      expect(page).toContain('127.0.0.1:4999');
+      expect(page).toContain(`href="${BYE}?state=s"`);
+      const after = await redirectedToClient(jar, h.authorizationUrl(rp, { prompt: 'none' }));
+      expect(after.searchParams.get('error')).toBe('login_required');
       // Neither: the post_logout_redirect_uri is dropped (nothing says whose it is); the user ends
       // on the provider's own page.
       const bareJar = new CookieJar();

@@ -28,6 +28,43 @@ describe('rate limits and path variants', () => {
     }
   });
 
+  it.each([
+    ['self-hosted', '/reg', '/reg'],
+    ['hosted', '/register', '/client'],
+  ])(
+    'client management (%s: GET, PUT, DELETE %s/<id>) shares the registration budget, in every spelling',
+    async (profile, registration, management) => {
+      const provider = await startTestProvider({ PROFILE: profile, RATE_LIMIT_REGISTRATION: '3' });
+      try {
+        const created = await (await register(provider.url, registration)).json();
+        const auth = { authorization: `Bearer ${created.registration_access_token}` };
+        const id = created.client_id as string;
+        expect((await fetch(`${provider.url}${management}/${id}`, { headers: auth })).status).toBe(200);
+        expect((await fetch(`${provider.url}${management.toUpperCase()}/${id}/`, { headers: auth })).status).toBe(200);
+        for (const [method, path] of [
+          ['GET', `${management}/${id}`],
+          ['PUT', `${management}/${id}`],
+          ['DELETE', `${management}/${id}`],
+          ['GET', `${management.toUpperCase()}/${id}/`],
+          ['POST', registration],
+        ] as const) {
+          const response = await fetch(`${provider.url}${path}`, {
+            method,
+            headers: { ...auth, 'content-type': 'application/json' },
+            body:
+              method === 'PUT' || method === 'POST'
+                ? JSON.stringify({ client_id: id, redirect_uris: [TEST_REDIRECT_URI] })
+                : undefined,
+          });
+          expect(response.status, `${method} ${path}`).toBe(429);
+          expect(await response.json()).toMatchObject({ error: 'rate_limited' });
+        }
+      } finally {
+        await provider.stop();
+      }
+    },
+  );
+
   it('token: /token, /token/, /TOKEN share one budget', async () => {
     const provider = await startTestProvider({ RATE_LIMIT_TOKEN: '2' });
     try {

@@ -1,10 +1,15 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestProvider } from '@signet/testkit';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestProvider, type TestProvider } from '@signet/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSpecialUseAddress } from '../src/outbound.ts';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+/** A second image (bytes that name themselves). */
+const OTHER = Buffer.concat([PNG, Buffer.from('other')]);
 
 describe('client logos are served by the provider (no third-party request from the page)', () => {
   let server: Server;
@@ -13,7 +18,8 @@ describe('client logos are served by the provider (no third-party request from t
   beforeAll(async () => {
     server = createServer((req, res) => {
       hits += 1;
-      if (req.url === '/logo.png') res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+      if (req.url?.startsWith('/logo.png')) res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+      else if (req.url === '/other.png') res.writeHead(200, { 'content-type': 'image/png' }).end(OTHER);
       else if (req.url === '/page.html') res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(1)</script>');
       else res.writeHead(404).end();
     });
@@ -32,27 +38,108 @@ describe('client logos are served by the provider (no third-party request from t
         ...(logo ? { logo_uri: logo } : {}),
       }),
     });
-    return (await response.json()).client_id as string;
+    const body = await response.json();
+    return { id: body.client_id as string, token: body.registration_access_token as string, status: response.status };
   };
+  const updateLogo = (url: string, client: { id: string; token: string }, logo: string | undefined) =>
+    fetch(`${url}/reg/${client.id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${client.token}` },
+      body: JSON.stringify({
+        client_id: client.id,
+        redirect_uris: ['https://rp.example.com/cb'],
+        client_name: 'Zeta RP',
+        ...(logo ? { logo_uri: logo } : {}),
+      }),
+    });
+  const served = async (url: string, id: string) => {
+    const response = await fetch(`${url}/logo/${id}`);
+    expect(response.status).toBe(200);
+    return { type: response.headers.get('content-type'), body: Buffer.from(await response.arrayBuffer()) };
+  };
+  const logoKeys = (provider: TestProvider) => provider.app.services.store.keys('logo:');
 
-  it('fetches the logo once (when private addresses are allowed) and caches it', async () => {
+  it('fetches the logo when the client registers (private addresses allowed here), then only serves it: a GET never fetches', async () => {
     const provider = await startTestProvider({ ALLOW_PRIVATE_FETCH: 'true' });
     try {
-      const id = await registerWithLogo(provider.url, `${origin}/logo.png`);
       const before = hits;
-      for (let i = 0; i < 3; i++) {
-        const logo = await fetch(`${provider.url}/logo/${id}`);
-        expect(logo.status).toBe(200);
-        expect(logo.headers.get('content-type')).toBe('image/png');
-        expect(Buffer.from(await logo.arrayBuffer())).toEqual(PNG);
+      const client = await registerWithLogo(provider.url, `${origin}/logo.png`);
+      expect(hits - before).toBe(1);
+      const burst = await Promise.all(Array.from({ length: 8 }, () => served(provider.url, client.id)));
+      for (const logo of burst) expect(logo).toEqual({ type: 'image/png', body: PNG });
+      expect(hits - before).toBe(1);
+      expect(await logoKeys(provider)).toEqual([`logo:${client.id}`]);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('one logo per client: replaced when logo_uri changes (PUT), dropped when it is removed, gone with the client', async () => {
+    const provider = await startTestProvider({ ALLOW_PRIVATE_FETCH: 'true' });
+    const store = provider.app.services.store;
+    try {
+      const client = await registerWithLogo(provider.url, `${origin}/logo.png`);
+      const total = async () => Number((await store.get('logos:total-bytes')) ?? 0);
+      expect(await total()).toBe(PNG.length);
+      const before = hits;
+      // The same logo_uri again: kept, not fetched again.
+      expect((await updateLogo(provider.url, client, `${origin}/logo.png`)).status).toBe(200);
+      expect(hits - before).toBe(0);
+      // Another one: fetched once, replacing the first; still one entry.
+      expect((await updateLogo(provider.url, client, `${origin}/other.png`)).status).toBe(200);
+      expect(hits - before).toBe(1);
+      expect(await logoKeys(provider)).toEqual([`logo:${client.id}`]);
+      expect((await served(provider.url, client.id)).body.toString()).toContain('other');
+      expect(await total()).toBe(OTHER.length);
+      // No logo_uri any more: the stored image goes, the page draws an initial.
+      expect((await updateLogo(provider.url, client, undefined)).status).toBe(200);
+      expect(await logoKeys(provider)).toEqual([]);
+      expect((await served(provider.url, client.id)).type).toBe('image/svg+xml');
+      expect(await total()).toBe(0);
+      // Gone with the client.
+      await updateLogo(provider.url, client, `${origin}/logo.png`);
+      expect(await logoKeys(provider)).toHaveLength(1);
+      const deleted = await fetch(`${provider.url}/reg/${client.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${client.token}` },
+      });
+      expect(deleted.status).toBe(204);
+      expect(await logoKeys(provider)).toEqual([]);
+      expect(await total()).toBe(0);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('PUT + GET pairs cannot make the provider fetch URLs an attacker chooses: management shares the registration budget, GET fetches nothing', async () => {
+    const provider = await startTestProvider({ ALLOW_PRIVATE_FETCH: 'true', RATE_LIMIT_REGISTRATION: '1' });
+    try {
+      const before = hits;
+      const client = await registerWithLogo(provider.url, `${origin}/logo.png`);
+      expect(client.status).toBe(201);
+      for (let i = 0; i < 40; i++) {
+        const put = await updateLogo(provider.url, client, `${origin}/logo.png?v=${i}`);
+        expect(put.status).toBe(429);
+        await served(provider.url, client.id);
       }
       expect(hits - before).toBe(1);
-      // Many pages at once for a logo not fetched yet: still one fetch.
-      const other = await registerWithLogo(provider.url, `${origin}/logo.png?v=2`);
-      const beforeBurst = hits;
-      const burst = await Promise.all(Array.from({ length: 8 }, () => fetch(`${provider.url}/logo/${other}`)));
-      expect(burst.every((r) => r.status === 200)).toBe(true);
-      expect(hits - beforeBurst).toBe(1);
+      expect(await logoKeys(provider)).toHaveLength(1);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('LOGO_STORAGE_LIMIT caps every stored logo together: beyond it an initial is drawn, and removing a client frees its share', async () => {
+    const provider = await startTestProvider({ ALLOW_PRIVATE_FETCH: 'true', LOGO_STORAGE_LIMIT: String(PNG.length + 10) });
+    try {
+      const first = await registerWithLogo(provider.url, `${origin}/logo.png`);
+      const second = await registerWithLogo(provider.url, `${origin}/logo.png`);
+      expect((await served(provider.url, first.id)).type).toBe('image/png');
+      expect((await served(provider.url, second.id)).type).toBe('image/svg+xml');
+      await fetch(`${provider.url}/reg/${first.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${first.token}` } });
+      // The second client's next update (the same logo_uri, not stored yet) now fits.
+      expect((await updateLogo(provider.url, second, `${origin}/logo.png`)).status).toBe(200);
+      expect((await served(provider.url, second.id)).type).toBe('image/png');
     } finally {
       await provider.stop();
     }
@@ -63,7 +150,7 @@ describe('client logos are served by the provider (no third-party request from t
     try {
       const before = hits;
       for (const logo of [`${origin}/logo.png`, `http://public.example/logo.png`, undefined]) {
-        const id = await registerWithLogo(provider.url, logo);
+        const { id } = await registerWithLogo(provider.url, logo);
         const response = await fetch(`${provider.url}/logo/${id}`);
         expect(response.status).toBe(200);
         expect(response.headers.get('content-type')).toBe('image/svg+xml');
@@ -77,10 +164,36 @@ describe('client logos are served by the provider (no third-party request from t
     }
     const permissive = await startTestProvider({ ALLOW_PRIVATE_FETCH: 'true' });
     try {
-      const id = await registerWithLogo(permissive.url, `${origin}/page.html`);
+      const { id } = await registerWithLogo(permissive.url, `${origin}/page.html`);
       expect((await fetch(`${permissive.url}/logo/${id}`)).headers.get('content-type')).toBe('image/svg+xml');
     } finally {
       await permissive.stop();
+    }
+  });
+
+  it('CLIENTS_FILE clients: their logos are fetched when the provider starts', async () => {
+    const file = join(tmpdir(), `signet-logo-clients-${process.pid}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify([
+        {
+          client_id: 'static-rp',
+          client_name: 'Static RP',
+          redirect_uris: ['https://rp.example.com/cb'],
+          token_endpoint_auth_method: 'none',
+          logo_uri: `${origin}/logo.png`,
+        },
+      ]),
+    );
+    const provider = await startTestProvider({ ALLOW_PRIVATE_FETCH: 'true', CLIENTS_FILE: file });
+    try {
+      const deadline = Date.now() + 15_000;
+      while ((await served(provider.url, 'static-rp')).type !== 'image/png') {
+        if (Date.now() > deadline) throw new Error('the CLIENTS_FILE logo was never stored');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await provider.stop();
     }
   });
 

@@ -215,6 +215,7 @@ describe('settings are validated once, at start, naming the variable', () => {
     [{ SOLANA_NETWORKS: 'solana:mainnet' }, /^SOLANA_NETWORKS:/],
     [{ COOKIE_KEYS: 'short' }, /^COOKIE_KEYS:/],
     [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY:/],
+    [{ EMAIL_SCOPE: 'maybe' }, /^EMAIL_SCOPE: must be true or false/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL:/],
     [{ SIWE_STATEMENT: 'Say "hi"' }, /^SIWE_STATEMENT:/],
     [{ ENS_UNIVERSAL_RESOLVER: '0x12' }, /^ENS_UNIVERSAL_RESOLVER:/],

@@ -18,6 +18,7 @@ async function configOn(): Promise<Config> {
     ISSUER: `http://localhost:${port}`,
     STORAGE_URL: 'memory:',
     LOG_LEVEL: 'silent',
+    SHUTDOWN_DRAIN_MS: '0',
   });
 }
 

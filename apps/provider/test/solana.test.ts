@@ -4,8 +4,11 @@
  * bad input with its code (nothing stored, the sign-in still usable), the clients' account
  * namespaces, gated clients, and that a Solana sign-in asks no RPC node anything.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { base58, base64 } from '@scure/base';
 import { SOLANA_CHAIN_REFERENCES, verifySiwsSignature } from '@signet/siws';
 import {
@@ -70,21 +73,46 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
   let provider: TestProvider;
   let node: Awaited<ReturnType<typeof countingNode>>;
   let client: oidc.Configuration;
+  const dir = mkdtempSync(join(tmpdir(), 'signet-solana-'));
+  const auditFile = join(dir, 'audit.log');
 
   beforeAll(async () => {
     node = await countingNode();
+    const clientsFile = join(dir, 'clients.json');
+    // An operator's client with a synthetic e-mail domain (only CLIENTS_FILE or the CLI may set one).
+    writeFileSync(
+      clientsFile,
+      JSON.stringify([
+        {
+          client_id: 'mail',
+          redirect_uris: [TEST_REDIRECT_URI],
+          token_endpoint_auth_method: 'none',
+          synthetic_email_domain: 'wallet.example.com',
+        },
+      ]),
+    );
     provider = await startTestProvider({
       SOLANA_NETWORKS: 'mainnet,devnet',
       // A chain-1 node for the gated client below; a Solana sign-in must never reach it.
       ETH_RPC_URL: node.url,
       ACCESS_CACHE_SECONDS: '0',
+      CLIENTS_FILE: clientsFile,
+      AUDIT_LOG: auditFile,
     });
     client = await registerPublicClient(provider.url, { client_name: 'Solana RP' });
   });
   afterAll(async () => {
     await provider?.stop();
     node?.server.close();
+    rmSync(dir, { recursive: true, force: true });
   });
+
+  /** The audit events written so far (the file is written asynchronously: poll for what you expect). */
+  const audit = () =>
+    readFileSync(auditFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
 
   it('the details name the namespaces and the networks; every Ethereum field is as before', async () => {
     const { details, interactionUrl } = await open(client);
@@ -228,6 +256,45 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
     expect(await stored()).toEqual({ grants: before.grants + 1, signIns: before.signIns + 1 });
     // The nonce is spent: the same signed message again is refused.
     await expectError(await post(good), 409, 'INTERACTION_COMPLETED');
+  });
+
+  it('audit: a Solana sign-in succeeds as solana:… with method ed25519; a refused one names the account it claims', async () => {
+    const keypair = solanaKeypair();
+    const { url } = await pkceAuthorization(client, { scope: 'openid' });
+    await solanaSignIn({ authorizationUrl: url, keypair });
+    const account = `solana:${MAINNET}:${keypair.address}`;
+    await expect
+      .poll(() => audit().find((line) => line.event === 'sign_in.succeeded' && line.account === account))
+      .toMatchObject({ method: 'ed25519', client_id: client.clientMetadata().client_id });
+
+    const { jar, interactionUrl, details } = await open(client);
+    const claimed = solanaKeypair();
+    const message = solanaMessageFor(details, claimed.address);
+    expect((await postSignature(jar, interactionUrl, signedBy(keypair, message))).status).toBe(401);
+    await expect
+      .poll(() =>
+        audit().find((line) => line.event === 'sign_in.refused' && line.account === `solana:${MAINNET}:${claimed.address}`),
+      )
+      .toMatchObject({ reason: 'INVALID_SIGNATURE', account_verified: false });
+    expect(readFileSync(auditFile, 'utf8')).not.toContain(base58.encode(keypair.sign(message)));
+  });
+
+  it('email: a synthetic address is the hex of the 32-byte key (base58 is case-sensitive); subject_chain "any" keeps the cluster', async () => {
+    const keypair = solanaKeypair();
+    const mail = await oidc.discovery(new URL(provider.url), 'mail', undefined, oidc.None(), insecure);
+    const { url, verifier } = await pkceAuthorization(mail, { scope: 'openid email' });
+    const { callbackUrl } = await solanaSignIn({ authorizationUrl: url, keypair });
+    const claims = (await oidc.authorizationCodeGrant(mail, callbackUrl, { pkceCodeVerifier: verifier })).claims();
+    expect(claims).toMatchObject({
+      email: `${Buffer.from(keypair.publicKey).toString('hex')}@wallet.example.com`,
+      email_verified: false,
+    });
+
+    const anyChain = await registerPublicClient(provider.url, { subject_chain: 'any' } as Partial<oidc.ClientMetadata>);
+    const signIn = await pkceAuthorization(anyChain);
+    const { callbackUrl: landed } = await solanaSignIn({ authorizationUrl: signIn.url, keypair });
+    const tokens = await oidc.authorizationCodeGrant(anyChain, landed, { pkceCodeVerifier: signIn.verifier });
+    expect(tokens.claims()?.sub).toBe(`solana:${MAINNET}:${keypair.address}`);
   });
 
   it('account_namespaces: validated at registration and update; each client takes only what it allows', async () => {

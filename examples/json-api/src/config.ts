@@ -5,6 +5,7 @@ import {
   chainIds,
   type Env,
   int,
+  listenHost,
   listOf,
   oneOf,
   readRpcUrls,
@@ -20,6 +21,8 @@ export { SettingsError };
 
 export type JsonApiConfig = {
   port: number;
+  /** Listen address (HOST): loopback unless set, so a development server is not on the network. */
+  host: string;
   environment: 'development' | 'production' | 'test';
   /** Domains (host:port) a message may name: local development values, plus FRONTEND_DOMAIN. */
   allowedDomains: string[];
@@ -47,6 +50,7 @@ export const localDevelopmentDomains = (port: number) => [`localhost:${port}`, `
 
 const schema = {
   PORT: int(1, 65535, 3003),
+  HOST: listenHost('127.0.0.1'),
   NODE_ENV: oneOf(['development', 'production', 'test'] as const, 'development'),
   FRONTEND_DOMAIN: text(),
   REDIS_URL: text(),
@@ -89,6 +93,7 @@ export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
   }
   return {
     port: s.PORT,
+    host: s.HOST,
     environment: s.NODE_ENV,
     allowedDomains,
     chainIds: s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])],

@@ -10,8 +10,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const nonces = config.redisUrl ? createRedisNonceStore(config.redisUrl) : createMemoryNonceStore();
     const api = buildJsonApi(config, { nonces });
     api.startCleanup();
-    const server = serve({ fetch: api.app.fetch, port: config.port });
-    console.log(`application B (JSON API) on http://localhost:${config.port}, nonces in ${config.redisUrl ? 'Redis' : 'memory'}`);
+    const server = serve({ fetch: api.app.fetch, port: config.port, hostname: config.host });
+    console.log(
+      `application B (JSON API) on http://localhost:${config.port} (listening on ${config.host}), nonces in ${config.redisUrl ? 'Redis' : 'memory'}`,
+    );
     return { stop: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => api.close()) };
   });
 }

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { createSiweMessage } from '@signet/siwe';
 import { realWallets, startTestchain } from '@signet/testchain';
+import { freePort, waitForListener } from '@signet/testkit/ports';
 import { Hono } from 'hono';
 import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -441,6 +444,25 @@ describe('application B: hostile input and the checks the review asked for', () 
     const madeUp = await b.app.request('/auth/me', { headers: { authorization: 'Bearer 0123456789abcdef' } });
     expect(madeUp.status).toBe(401);
     expect((await madeUp.json()).error.message).toBe('Invalid authorization token');
+  });
+
+  it('listens on loopback by default (HOST), every interface only when asked', async () => {
+    const listen = async (env: Record<string, string>) => {
+      const port = await freePort();
+      const child = spawn(
+        process.execPath,
+        ['--conditions=@signet/source', '--import', 'tsx', join(import.meta.dirname, '..', 'src', 'server.ts')],
+        { env: { ...process.env, PORT: String(port), ...env }, stdio: 'ignore' },
+      );
+      try {
+        return await waitForListener(port);
+      } finally {
+        child.kill('SIGTERM');
+      }
+    };
+    expect(await listen({})).toEqual(['127.0.0.1']);
+    expect(await listen({ HOST: '::' })).toEqual(['::']);
+    expect(() => loadJsonApiConfig({ HOST: 'a b' })).toThrow(/^HOST: must be an IP address/);
   });
 
   it('production needs TOKEN_SECRET', () => {

@@ -7,7 +7,8 @@
  *   GET  /api/me       → 200 { address, chainId } or 401
  *   POST /api/logout   destroys the session                          → 200 { ok: true }
  *
- * POST /api/verify checks, in the spec's order: domain (EXPECTED_DOMAIN, else the Host header),
+ * POST /api/verify checks, in the spec's order: domain (EXPECTED_DOMAIN, else the Host header) and
+ * the URI's origin (https on that domain; http too on loopback),
  * nonce (the session's; it is then cleared, so each nonce serves one attempt), the signature by
  * recovery, the message's times, and last EIP-1271/6492 on chain for contract wallets.
  */
@@ -64,6 +65,13 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
    */
   const expectedDomain = (host: string | undefined) =>
     config.expectedDomain ?? (host && LOOPBACK_HOST.test(host) ? host.toLowerCase() : `localhost:${config.port}`);
+  /**
+   * The origin the message's URI must have: https on the expected domain; on a loopback domain
+   * (development) http too. A message whose URI names another site is refused (URI_MISMATCH),
+   * even when its domain line is this one's.
+   */
+  const expectedOrigin = (domain: string, uri: string) =>
+    LOOPBACK_HOST.test(domain) && URL.parse(uri)?.protocol === 'http:' ? `http://${domain}` : `https://${domain}`;
   const now = options.now ?? Date.now;
   const chains = options.chains ?? createChainRegistry(config.rpcUrls, { signatureVerifiers: config.signatureVerifiers });
   const records =
@@ -137,8 +145,9 @@ export function buildSessionApp(config: SessionAppConfig, options: SessionAppOpt
     let nonceUsed = false;
     try {
       const parsed = parseSiweMessage(message);
-      // 1. Domain binding (and the chain allow-list).
-      validateSiweFields(parsed, { domain: expectedDomain(c.req.header('host')), chainIds: config.chainIds });
+      // 1. Domain binding (and the chain allow-list), and the URI on this site's origin.
+      const domain = expectedDomain(c.req.header('host'));
+      validateSiweFields(parsed, { domain, chainIds: config.chainIds, origin: expectedOrigin(domain, parsed.uri) });
       // 2. Nonce: the one this session was given; used once, whatever happens next.
       const expectedNonce = session.nonce;
       if (expectedNonce && now() - (session.nonceIssuedAt ?? 0) > NONCE_MAX_AGE_MS) {

@@ -4,6 +4,7 @@ import {
   chainIds,
   type Env,
   int,
+  listenHost,
   oneOf,
   readRpcUrls,
   readSettings,
@@ -17,6 +18,8 @@ export { SettingsError };
 
 export type SessionAppConfig = {
   port: number;
+  /** Listen address (HOST): loopback unless set, so a development server is not on the network. */
+  host: string;
   sessionSecret: string;
   /**
    * host[:port] messages must name. When EXPECTED_DOMAIN is unset: the request's Host header if
@@ -38,6 +41,7 @@ export type SessionAppConfig = {
 
 const schema = {
   PORT: int(1, 65535, 3002),
+  HOST: listenHost('127.0.0.1'),
   SESSION_SECRET: secret(32),
   EXPECTED_DOMAIN: text(),
   CHAIN_IDS: chainIds(),
@@ -62,6 +66,7 @@ export function loadSessionAppConfig(env: Env = process.env): SessionAppConfig {
   const rpcUrls = readRpcUrls(env);
   return {
     port: s.PORT,
+    host: s.HOST,
     sessionSecret: s.SESSION_SECRET as string,
     expectedDomain: s.EXPECTED_DOMAIN,
     rpcUrls,

@@ -8,8 +8,8 @@ import { loadPageAssets } from './page.ts';
 if (import.meta.url === `file://${process.argv[1]}`) {
   await runServer('session-app', loadSessionAppConfig, (config) => {
     const app = buildSessionApp(config, { assets: loadPageAssets() });
-    const server = serve({ fetch: app.fetch, port: config.port });
-    console.log(`application A (session app) on http://localhost:${config.port}`);
+    const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
+    console.log(`application A (session app) on http://localhost:${config.port} (listening on ${config.host})`);
     return { stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   });
 }

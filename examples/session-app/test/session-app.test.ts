@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createChainRegistry, createSiweMessage } from '@signet/siwe';
 import { realWallets, startTestchain, type Testchain } from '@signet/testchain';
+import { freePort, waitForListener } from '@signet/testkit/ports';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSessionApp, loadSessionAppConfig } from '../src/index.ts';
@@ -121,6 +122,14 @@ describe('application A: session states and checks', () => {
         'NONCE_MISMATCH',
       ],
       ['another domain', async (b) => (await signIn(b, { domain: 'evil.example.com' })).response, 400, 'DOMAIN_MISMATCH'],
+      // This site's domain line, but a URI on another site (or plain http off loopback).
+      [
+        'a URI on another site',
+        async (b) => (await signIn(b, { uri: 'https://evil.example.com/login' })).response,
+        400,
+        'URI_MISMATCH',
+      ],
+      ['an http URI off loopback', async (b) => (await signIn(b, { uri: `http://${HOST}` })).response, 400, 'URI_MISMATCH'],
       ['expired', async (b) => (await signIn(b, { expirationTime: new Date(T0 - 1000) })).response, 400, 'EXPIRED_MESSAGE'],
       [
         'not yet valid',
@@ -339,6 +348,28 @@ describe('application A: contract wallets on a real local chain', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('application A: where it listens', () => {
+  const start = async (env: Record<string, string>) => {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@signet/source', '--import', 'tsx', join(import.meta.dirname, '..', 'src', 'server.ts')],
+      { env: { ...process.env, SESSION_SECRET: SECRET, PORT: String(port), ...env }, stdio: 'ignore' },
+    );
+    try {
+      return await waitForListener(port);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  };
+
+  it('loopback by default (HOST): not reachable from the network; every interface only when asked', async () => {
+    expect(await start({})).toEqual(['127.0.0.1']);
+    expect(await start({ HOST: '0.0.0.0' })).toEqual(['0.0.0.0']);
+    expect(() => loadSessionAppConfig({ SESSION_SECRET: SECRET, HOST: 'not a host' })).toThrow(/^HOST: must be an IP address/);
   });
 });
 

@@ -3,6 +3,7 @@
  * A bad value throws a SettingsError whose message starts with the variable's name, so a
  * misconfigured process stops at once and says what to fix.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export class SettingsError extends Error {
@@ -31,21 +32,39 @@ export const int = (min: number, max: number, fallback: number) =>
     return n;
   });
 
+function parseBool(value: string, ctx: z.RefinementCtx): boolean {
+  const v = value.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+  return z.NEVER;
+}
+
 export const bool = (fallback = false) =>
-  text().transform((value, ctx) => {
-    if (value === undefined) return fallback;
-    const v = value.toLowerCase();
-    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-    if (['0', 'false', 'no', 'off'].includes(v)) return false;
-    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
-    return z.NEVER;
-  });
+  text().transform((value, ctx) => (value === undefined ? fallback : parseBool(value, ctx)));
+
+/** true or false when set; undefined when not (the caller picks a default that depends on other settings). */
+export const optionalBool = () => text().transform((value, ctx) => (value === undefined ? undefined : parseBool(value, ctx)));
 
 export const oneOf = <T extends string>(values: readonly T[], fallback: T) =>
   text().transform((value, ctx) => {
     const v = (value ?? fallback) as T;
     if (!values.includes(v)) {
       ctx.addIssue({ code: 'custom', message: `must be one of ${values.join(', ')}` });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+/**
+ * A listen address (`HOST`): an IP address (`127.0.0.1`, `0.0.0.0`, `::`) or a host name. The
+ * examples default to loopback, so a development server is not reachable from the network.
+ */
+export const listenHost = (fallback: string) =>
+  text().transform((value, ctx) => {
+    const v = value ?? fallback;
+    if (!isIP(v) && !/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(v)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name' });
       return z.NEVER;
     }
     return v;
@@ -265,6 +284,8 @@ export function readSettings<S extends z.ZodRawShape>(shape: S, env: Env): z.out
   const issue = result.error.issues[0];
   const variable = String(issue?.path[0] ?? 'settings');
   const got = env[variable];
-  const shown = got === undefined || /SECRET|KEY|TOKEN|PASSWORD/i.test(variable) ? '' : ` (got ${JSON.stringify(got)})`;
+  // Never echo a secret: by the variable's name, or a password inside a URL (user:password@).
+  const secret = /SECRET|KEY|TOKEN|PASSWORD/i.test(variable) || /\/\/[^/?#]*:[^/?#]*@/.test(got ?? '');
+  const shown = got === undefined || secret ? '' : ` (got ${JSON.stringify(got)})`;
   throw new SettingsError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
 }

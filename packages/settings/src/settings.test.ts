@@ -4,6 +4,7 @@ import {
   httpUrl,
   int,
   list,
+  listenHost,
   listOf,
   oneOf,
   readRpcUrls,
@@ -116,5 +117,16 @@ describe('readSignatureVerifiers (SIGNATURE_VERIFIERS)', () => {
   ])('refuses %s, naming the variable', (value, message) => {
     expect(() => readSignatureVerifiers({ SIGNATURE_VERIFIERS: value }, rpcUrls)).toThrow(message);
     expect(() => readSignatureVerifiers({ SIGNATURE_VERIFIERS: value }, rpcUrls)).toThrow(SettingsError);
+  });
+});
+
+describe('listenHost (HOST)', () => {
+  const read = (HOST?: string) => readSettings({ HOST: listenHost('127.0.0.1') }, { HOST }).HOST;
+  it('defaults to its fallback and takes IP addresses and host names', () => {
+    expect(read()).toBe('127.0.0.1');
+    for (const host of ['0.0.0.0', '::', '::1', '10.0.0.5', 'localhost', 'app.internal']) expect(read(host)).toBe(host);
+  });
+  it('refuses anything else, naming HOST', () => {
+    for (const host of ['a b', 'http://x', 'x/y', '-x']) expect(() => read(host)).toThrow(/^HOST: must be an IP address/);
   });
 });

@@ -19,6 +19,8 @@ export type ChainRegistryOptions = {
    * cannot run.
    */
   signatureVerifiers?: Readonly<Record<number, Address>>;
+  /** The fetch a chain's transport uses (default: the global fetch), e.g. one that records traces. */
+  fetchFor?: (chainId: number) => typeof fetch | undefined;
 };
 
 /** Builds one client per chain; no network traffic until a client is used. */
@@ -46,7 +48,11 @@ export function createChainRegistry(
       chainId,
       createPublicClient({
         chain,
-        transport: http(url, { timeout: options.timeoutMs ?? 5000, retryCount: options.retryCount ?? 1 }),
+        transport: http(url, {
+          timeout: options.timeoutMs ?? 5000,
+          retryCount: options.retryCount ?? 1,
+          fetchFn: options.fetchFor?.(chainId),
+        }),
       }) as PublicClient,
     );
   }

@@ -1,7 +1,7 @@
 export { CookieJar, request } from './cookies.ts';
 export { anyText, contentType, mutated, printable } from './fuzz.ts';
 export { insecure, pkceAuthorization, registerPublicClient, TEST_REDIRECT_URI } from './oidc.ts';
-export { freePort } from './ports.ts';
+export { freePort, listeningAddresses, waitForListener } from './ports.ts';
 export { startTestProvider, type TestProvider } from './provider.ts';
 export {
   type SolanaKeypair,

@@ -7,6 +7,8 @@ import type { SolanaNetwork } from '@signet/siws/message';
 import type { ClientFields } from '../clients.ts';
 import type { Config } from '../config.ts';
 import { type AccessConditions, requirementsOf } from '../onchain/access.ts';
+import { type EmailSources, emailSourcesOf } from '../relying-party/email.ts';
+import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
 import { type AccountNamespace, namespacesFor } from './namespaces.ts';
 
 export type InteractionClient = {
@@ -51,6 +53,11 @@ export type InteractionDetails = {
   requires?: string[];
   /** With `requires`: whether every condition ("all") or one of them ("any") must be met. */
   requiresMatch?: 'all' | 'any';
+  /**
+   * With the `email` scope, for a client that opted in: where its address comes from (the ENS
+   * `email` record, and/or `<address>@syntheticDomain`). Absent: no email is shared.
+   */
+  email?: EmailSources;
   /** Present when the page may offer WalletConnect. */
   walletConnectProjectId?: string;
 };
@@ -93,14 +100,20 @@ export function clientView(clientId: string, m: ClientFields): InteractionClient
 }
 
 export function buildDetails(
-  config: Pick<Config, 'domain' | 'origin' | 'chainIds' | 'solanaNetworks' | 'statement' | 'walletConnectProjectId'>,
+  config: Pick<
+    Config,
+    'domain' | 'origin' | 'chainIds' | 'solanaNetworks' | 'statement' | 'walletConnectProjectId' | 'profile' | 'emailScope'
+  >,
   interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
   client: InteractionClient,
   conditions?: AccessConditions,
   fields: ClientFields = {},
 ): InteractionDetails {
   const namespaces = namespacesFor(config, fields);
-  const scope = typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid';
+  // Values the profile does not support are dropped here as at registration and refresh.
+  const scope = supportedScope(interaction.params.scope, scopesSupportedBy(config)) ?? 'openid';
+  const scopes = scope.split(' ').filter(Boolean);
+  const email = scopes.includes('email') ? emailSourcesOf(fields) : undefined;
   return {
     uid: interaction.uid,
     nonce: nonceOf(interaction.uid),
@@ -116,8 +129,9 @@ export function buildDetails(
     expiresAt: new Date(interaction.exp * 1000).toISOString(),
     serverTime: new Date().toISOString(),
     client,
-    scopes: scope.split(' ').filter(Boolean),
+    scopes,
     prompt: interaction.prompt.name,
+    ...(email ? { email } : {}),
     ...(conditions ? { requires: requirementsOf(conditions), requiresMatch: conditions.match } : {}),
     ...(config.walletConnectProjectId ? { walletConnectProjectId: config.walletConnectProjectId } : {}),
   };

@@ -21,6 +21,27 @@ export const describeScope = (scope: string, namespaces: readonly AccountNamespa
     ? `your ${accountKinds(namespaces)} address (as your account id)`
     : (SCOPE_WORDS[scope] ?? scope);
 
+/** What the email scope shares with this client, in words; undefined when it shares nothing. */
+function describeEmail(email: InteractionDetails['email'], namespaces: readonly AccountNamespace[]): string | undefined {
+  if (!email) return undefined;
+  const synthetic = !email.syntheticDomain
+    ? undefined
+    : namespaces.includes('solana')
+      ? `an address made from your account's address, …@${email.syntheticDomain} (not a mailbox)`
+      : `an address made from your Ethereum address, 0x…@${email.syntheticDomain} (not a mailbox)`;
+  if (!email.ens) return `an email address: ${synthetic}`;
+  return synthetic
+    ? `an email address: the one in your ENS profile if you set one (unverified), otherwise ${synthetic}`
+    : 'the email address in your ENS profile, if you set one (unverified)';
+}
+
+/** The page's list of what the client will receive. */
+const receivedWords = (details: InteractionDetails) =>
+  details.scopes.flatMap((scope) => {
+    const words = scope === 'email' ? describeEmail(details.email, details.namespaces) : describeScope(scope, details.namespaces);
+    return words ? [words] : [];
+  });
+
 /** What each refusal means, for a person. */
 const ERROR_WORDS: Record<string, string> = {
   INVALID_SIGNATURE: 'The signature does not belong to the account in the message. Sign again with the same account.',
@@ -126,7 +147,7 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
   }
   <section aria-labelledby="asks">
     <h2 id="asks">${client.client_name ?? 'This site'} will receive</h2>
-    <ul class="scopes">${details.scopes.map((scope) => html`<li>${describeScope(scope, details.namespaces)}</li>`)}</ul>
+    <ul class="scopes">${receivedWords(details).map((words) => html`<li>${words}</li>`)}</ul>
     ${
       client.policy_uri || client.tos_uri
         ? html`<p class="muted links">${client.policy_uri ? html`<a href="${client.policy_uri}" rel="noopener noreferrer" target="_blank">Privacy policy</a>` : ''}${client.policy_uri && client.tos_uri ? ' · ' : ''}${client.tos_uri ? html`<a href="${client.tos_uri}" rel="noopener noreferrer" target="_blank">Terms</a>` : ''}</p>`

@@ -15,8 +15,10 @@ import { clientFields } from '../clients.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { TTL } from '../oidc.ts';
 import type { EnsProfile } from '../onchain/names/index.ts';
+import { chainIndependent, markExternallyOwned } from '../relying-party/subject.ts';
 import type { Services } from '../services.ts';
 import { verifySolanaSignIn } from '../solana/verify.ts';
+import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
 import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
@@ -37,7 +39,7 @@ function httpErrorOf(error: unknown): HttpError {
 }
 
 export function interactionRoutes(router: Router, services: Services) {
-  const { config, store, logger, chains, ens, metrics } = services;
+  const { config, store, logger, chains, ens, metrics, tracing } = services;
   const load = (ctx: Context) => loadInteraction(ctx, services.provider(), config, ctx.params.uid as string);
 
   function fail(ctx: Context, error: HttpError, loaded?: LoadedInteraction) {
@@ -79,27 +81,48 @@ export function interactionRoutes(router: Router, services: Services) {
     services.security.pageHeaders(ctx, loaded.details.resources[0]);
   });
 
+  type SignedBody = { message: string; signature: string };
+  type Signer = Omit<SignInRecord, 'signedInAt'>;
+
   /** An Ethereum signer: verified (offline for an EOA), then a gated client's holdings and the ENS name, at once. */
-  async function ethereumSigner(loaded: LoadedInteraction, body: { message: string; signature: string }, started: number) {
+  async function ethereumSigner(
+    loaded: LoadedInteraction,
+    body: SignedBody,
+    started: number,
+    progress: SignInProgress,
+  ): Promise<Signer> {
     const { details, oidcClient } = loaded;
-    const verified = await verifySiwe({
-      message: body.message,
-      signature: body.signature,
-      client: chains,
-      expect: expectationsFor(details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 }),
+    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
+      const result = await verifySiwe({
+        message: body.message,
+        signature: body.signature,
+        client: chains,
+        expect: expectationsFor(details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 }),
+      });
+      span.set('signet.siwe.method', result.method);
+      span.set('signet.chain_id', result.chainId);
+      return result;
     });
     metrics.verification(performance.now() - started, verified.method);
 
     const accountId = accountIdOf(verified.chainId, verified.address);
+    progress.verified = { account: accountId, method: verified.method };
     // The holdings check and the name lookup do not depend on each other: both start now. A
     // refusal by the access check still refuses (the lookup is left to finish on its own), and
     // the lookup never fails a sign-in (its fallback is the address).
-    const named = ens
-      .resolve(verified.address, { chainId: verified.chainId, contractWallet: verified.method !== 'eoa' })
+    const named = tracing
+      .span('signet.ens.resolve', {}, () =>
+        ens.resolve(verified.address, { chainId: verified.chainId, contractWallet: verified.method !== 'eoa' }),
+      )
       .catch(() => ({}) as EnsProfile);
     // A gated client: the signer (a contract wallet by its own address, on its own chain) must hold what it asks.
-    await services.access.enforce(oidcClient, accountId, verified.address, verified.method);
+    await tracing.span('signet.access.check', { 'signet.client_id': oidcClient.clientId }, () =>
+      services.access.enforce(oidcClient, accountId, verified.address, verified.method),
+    );
     const profile = await named;
+    // A chain-independent client may name this account without its chain: only an EOA's key
+    // controls the address on every chain (relying-party/subject.ts).
+    if (verified.method === 'eoa' && chainIndependent(oidcClient)) await markExternallyOwned(store, verified.address);
     return {
       accountId,
       address: verified.address,
@@ -114,17 +137,25 @@ export function interactionRoutes(router: Router, services: Services) {
   }
 
   /** A Solana signer: verified offline (solana/verify.ts); no name, no holdings, no RPC call. */
-  function solanaSigner(loaded: LoadedInteraction, body: { message: string; signature: string }, started: number) {
-    const verified = verifySolanaSignIn(body, loaded.details, {
-      now: Date.now(),
-      clockSkewMs: config.clockSkewSeconds * 1000,
+  async function solanaSigner(
+    loaded: LoadedInteraction,
+    body: SignedBody,
+    started: number,
+    progress: SignInProgress,
+  ): Promise<Signer> {
+    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
+      const result = verifySolanaSignIn(body, loaded.details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 });
+      span.set('signet.siwe.method', result.method);
+      span.set('signet.solana.network', result.network);
+      return result;
     });
     metrics.verification(performance.now() - started, verified.method);
+    progress.verified = { account: verified.accountId, method: verified.method };
     return verified;
   }
 
   /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
-  async function signIn(loaded: LoadedInteraction, body: { message: string; signature: string }) {
+  async function signIn(ctx: Context, loaded: LoadedInteraction, body: SignedBody, progress: SignInProgress) {
     const started = performance.now();
     const { interaction, details, oidcClient } = loaded;
     if (interaction.result && 'login' in interaction.result) {
@@ -132,15 +163,20 @@ export function interactionRoutes(router: Router, services: Services) {
     }
     // The message's first line names its kind of account; one this sign-in does not take is refused unchecked.
     const namespace = acceptedNamespace(body.message, details.namespaces, config, clientFields(oidcClient));
-    const signer: Omit<SignInRecord, 'signedInAt'> =
-      namespace === 'solana' ? solanaSigner(loaded, body, started) : await ethereumSigner(loaded, body, started);
+    const signer =
+      namespace === 'solana'
+        ? await solanaSigner(loaded, body, started, progress)
+        : await ethereumSigner(loaded, body, started, progress);
     const { accountId, method } = signer;
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
       const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
-      grant.addOIDCScope(typeof interaction.params.scope === 'string' ? interaction.params.scope : 'openid');
+      // What the client asked for, less what the profile does not support (as the details show it).
+      grant.addOIDCScope(details.scopes.join(' ') || 'openid');
       const grantId = await grant.save();
       await saveSignIn(store, grantId, { ...signer, signedInAt: Date.now() }, TTL.Grant);
+      // The client has now been used (once per client and process it costs a write).
+      await services.clients.usage.recordSignIn(String(interaction.params.client_id));
       return { login: { accountId, remember: true }, consent: { grantId } };
     });
     metrics.signIn('success', method);
@@ -148,16 +184,19 @@ export function interactionRoutes(router: Router, services: Services) {
       { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method, ens: signer.ensName },
       'sign-in verified',
     );
+    auditSignIn(services.audit, ctx, loaded, { account: accountId, method, ens: signer.ensName });
     return returnTo;
   }
 
   router.post('/interaction/:uid', async (ctx) => {
     let loaded: LoadedInteraction | undefined;
+    let body: { message: string; signature: string } | undefined;
+    const progress: SignInProgress = {};
     try {
       await services.limits.check(ctx, 'interaction');
-      const body = await readSignedMessage(ctx, config.interactionBodyLimit);
+      body = await readSignedMessage(ctx, config.interactionBodyLimit);
       loaded = await load(ctx);
-      redirectOnward(ctx, await signIn(loaded, body));
+      redirectOnward(ctx, await signIn(ctx, loaded, body, progress));
     } catch (error) {
       const failure = httpErrorOf(error);
       metrics.signIn(failure.code, 'unknown');
@@ -165,6 +204,7 @@ export function interactionRoutes(router: Router, services: Services) {
         { event: 'sign_in_failed', uid: ctx.params.uid, error: failure.code, reason: failure.message },
         'sign-in refused',
       );
+      auditRefusal(services.audit, ctx, loaded, { message: body?.message, ...progress }, failure);
       fail(ctx, failure, loaded);
     }
   });

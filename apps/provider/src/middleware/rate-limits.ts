@@ -1,10 +1,12 @@
 /**
  * Rate limits in front of oidc-provider's registration, token and authorization endpoints,
  * keyed on the route that will serve the request (routeKey), so /REG, /reg/ and /reg share one
- * budget. The interaction POST is limited in its own route.
+ * budget. Client management (`/reg/<id>`, hosted `/client/<id>`: read, update, delete) shares the
+ * registration budget, and pushed authorization requests (`/request`) the authorization one: each
+ * stores something. The interaction POST is limited in its own route.
  */
 import type { Middleware } from 'koa';
-import { type LimitBucket, type RateLimits, routeKey, routeOf } from '../limits.ts';
+import { foldPath, type LimitBucket, type RateLimits, routeKey, routeOf } from '../limits.ts';
 import type { ProfileDefinition } from '../profiles.ts';
 
 export function rateLimitedRoutes(profile: ProfileDefinition, limits: RateLimits): Middleware {
@@ -13,11 +15,19 @@ export function rateLimitedRoutes(profile: ProfileDefinition, limits: RateLimits
     [routeKey(profile.routes.token), { methods: ['POST'], bucket: 'token' }],
     // Every authorization request creates an interaction in storage: bounded per address.
     [routeKey(profile.routes.authorization), { methods: ['GET', 'HEAD', 'POST'], bucket: 'authorization' }],
+    [routeKey(profile.routes.pushed_authorization_request), { methods: ['POST'], bucket: 'authorization' }],
   ]);
+  // The profile's public management path (hosted: /client/<id>), before it is mapped onto
+  // oidc-provider's; on the hosted profile oidc-provider's own /register/<id> answers 404 unlimited.
+  const management = foldPath(`${profile.clientManagementPath}/`);
   // Not an async function: a request to any other route passes straight on, with no promise of its own.
   return (ctx, next) => {
-    const route = limited.get(routeOf(ctx));
-    if (!route?.methods.includes(ctx.method)) return next();
-    return limits.check(ctx, route.bucket).then(() => next());
+    const key = routeOf(ctx);
+    const route = limited.get(key);
+    if (route?.methods.includes(ctx.method)) return limits.check(ctx, route.bucket).then(() => next());
+    if (key.startsWith(management) && key.length > management.length && ctx.method !== 'OPTIONS') {
+      return limits.check(ctx, 'registration').then(() => next());
+    }
+    return next();
   };
 }

@@ -3,6 +3,7 @@ import { createMemoryStore } from './memory.ts';
 import type { Store } from './store.ts';
 
 export { createOidcAdapter, listModelIds } from './adapter.ts';
+export { checkEvictionPolicy } from './eviction.ts';
 export { StorageUnavailableError, type Store } from './store.ts';
 export { createMemoryStore };
 
@@ -20,6 +21,6 @@ export async function createStore(
     case 'sqlite':
       return (await import('./sqlite.ts')).createSqliteStore(config.storage.path, { warn: options.warn });
     case 'redis':
-      return (await import('./redis.ts')).createRedisStore(config.storage.url, { prefix: config.storagePrefix });
+      return (await import('./redis.ts')).createRedisStore(config.storage.redis, { prefix: config.storagePrefix });
   }
 }

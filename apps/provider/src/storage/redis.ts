@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { parseRedisUrl, type RedisTarget } from './redis-url.ts';
 import { StorageUnavailableError, type Store } from './store.ts';
 
 export type RedisStoreOptions = {
@@ -26,14 +27,63 @@ local n = redis.call('INCRBY', KEYS[1], ARGV[1])
 if redis.call('PTTL', KEYS[1]) == -1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return n`;
 
+/** The ioredis client for a shape, and the servers that hold data (one, or each Cluster primary). */
+function connect(target: RedisTarget, options: RedisOptions): { client: Redis | Cluster; primaries(): Redis[] } {
+  switch (target.shape) {
+    case 'single': {
+      const client = new Redis(target.url, { ...options, enableAutoPipelining: true });
+      return { client, primaries: () => [client] };
+    }
+    case 'sentinel': {
+      // ioredis asks the sentinels for the primary, and asks again whenever the connection
+      // drops; failoverDetector also listens for +switch-master, so a promotion is followed at once.
+      const client = new Redis({
+        ...options,
+        sentinels: target.sentinels,
+        name: target.name,
+        username: target.username,
+        password: target.password,
+        sentinelUsername: target.sentinelUsername,
+        sentinelPassword: target.sentinelPassword,
+        sentinelCommandTimeout: options.commandTimeout,
+        failoverDetector: true,
+        enableAutoPipelining: true,
+        ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+      });
+      return { client, primaries: () => [client] };
+    }
+    case 'cluster': {
+      const { retryStrategy, ...nodeOptions } = options;
+      const client = new Cluster(target.nodes, {
+        redisOptions: {
+          ...nodeOptions,
+          username: target.username,
+          password: target.password,
+          ...(target.tls ? { tls: {} } : {}),
+        },
+        clusterRetryStrategy: (times) => retryStrategy?.(times) ?? null,
+        slotsRefreshTimeout: options.connectTimeout,
+        scaleReads: 'master',
+        enableAutoPipelining: true,
+      });
+      return { client, primaries: () => client.nodes('master') };
+    }
+  }
+}
+
 /**
- * Redis storage (ioredis), the way to run several provider replicas. Works with redis:// and
- * rediss:// (TLS) URLs, with user/password in the URL. Every command (and every Lua script)
- * touches exactly one key, so no keys need to live together: the layout is Redis Cluster-safe
- * without hash tags. (The CLI's `clients list` uses SCAN, which on a Cluster sees one node.)
+ * Redis storage (ioredis), the way to run several provider replicas: one server (redis://,
+ * rediss://), a Sentinel group (the primary is found through the sentinels and followed through
+ * a failover) or a Redis Cluster. Every command and every Lua script touches exactly one key,
+ * so no two keys need to share a hash slot (no hash tags); on a Cluster, reads of several keys
+ * are one GET each (auto-pipelined per node) and a listing scans every primary.
  */
-export function createRedisStore(url: string, options: RedisStoreOptions = {}): Store & { client: Redis } {
+export function createRedisStore(
+  url: string | RedisTarget,
+  options: RedisStoreOptions = {},
+): Store & { client: Redis | Cluster; maxmemoryPolicies(): Promise<string[]> } {
   const prefix = options.prefix ?? 'signet:';
+  const target = typeof url === 'string' ? parseRedisUrl(url) : url;
   const redisOptions: RedisOptions = {
     commandTimeout: options.commandTimeoutMs ?? 2000,
     connectTimeout: options.commandTimeoutMs ?? 2000,
@@ -43,7 +93,8 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
     retryStrategy: (times) => Math.min(times * 200, 2000),
     lazyConnect: false,
   };
-  const client = new Redis(url, { ...redisOptions, enableAutoPipelining: true });
+  const { client, primaries } = connect(target, redisOptions);
+  const cluster = target.shape === 'cluster';
   // Connection errors surface on the commands that fail; keep the client from crashing the process.
   client.on('error', () => {});
   // Scripts as commands: ioredis sends EVALSHA (the script's text only once per connection).
@@ -67,7 +118,13 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
     kind: 'redis',
     client,
     get: (key) => guard(async () => (await client.get(p(key))) ?? undefined),
-    getMany: (keys) => guard(async () => (keys.length === 0 ? [] : (await client.mget(keys.map(p))).map((v) => v ?? undefined))),
+    getMany: (keys) =>
+      guard(async () => {
+        if (keys.length === 0) return [];
+        // MGET needs its keys in one slot: on a Cluster, one GET per key (pipelined per node).
+        const values = cluster ? await Promise.all(keys.map((key) => client.get(p(key)))) : await client.mget(keys.map(p));
+        return values.map((v) => v ?? undefined);
+      }),
     set: (key, value, ttl) =>
       guard(async () => {
         if (ttl === undefined) await client.set(p(key), value);
@@ -95,20 +152,31 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
       guard(async () => Number(await scripts.signetIncrement(p(key), by, Math.max(1, Math.round(ttl * 1000))))),
     keys: (keyPrefix) =>
       guard(async () => {
-        const found: string[] = [];
-        let cursor = '0';
+        const found = new Set<string>();
         const pattern = `${p(keyPrefix).replace(/[*?[\]\\]/g, '\\$&')}*`;
-        do {
-          const [next, batch] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-          cursor = next;
-          for (const key of batch) found.push(key.slice(prefix.length));
-        } while (cursor !== '0');
-        return [...new Set(found)];
+        // SCAN walks one server: on a Cluster, every primary in turn.
+        for (const node of primaries()) {
+          let cursor = '0';
+          do {
+            const [next, batch] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+            cursor = next;
+            for (const key of batch) found.add(key.slice(prefix.length));
+          } while (cursor !== '0');
+        }
+        return [...found];
       }),
     ping: () =>
       guard(async () => {
         await client.ping();
       }),
+    /** Each data server's maxmemory-policy (CONFIG GET); rejects where CONFIG is refused. */
+    maxmemoryPolicies: () =>
+      Promise.all(
+        primaries().map(async (node) => {
+          const answer = (await node.config('GET', 'maxmemory-policy')) as string[];
+          return answer[1] ?? 'unknown';
+        }),
+      ),
     async close() {
       client.disconnect();
     },

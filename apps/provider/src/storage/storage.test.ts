@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startRedisCluster } from '@signet/testkit/redis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOidcAdapter } from './adapter.ts';
 import { createMemoryStore } from './memory.ts';
@@ -11,15 +12,21 @@ import type { Store } from './store.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const dir = mkdtempSync(join(tmpdir(), 'signet-store-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// A three-primary Redis Cluster of this file's own: keys of one test land on different nodes.
+const cluster = await startRedisCluster(3);
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await cluster.stop();
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// One suite, three real stores: the same cases must give the same results.
+// One suite, four real stores: the same cases must give the same results.
 const factories: [string, () => Store][] = [
   ['memory', () => createMemoryStore()],
   ['sqlite', () => createSqliteStore(join(dir, `${randomUUID()}.db`))],
   ['redis', () => createRedisStore(REDIS_URL, { prefix: `signet-test:${randomUUID()}:` })],
+  ['redis cluster', () => createRedisStore(cluster.url, { prefix: `signet-test:${randomUUID()}:` })],
 ];
 
 describe.each(factories)('%s store', (_kind, factory) => {
@@ -155,6 +162,22 @@ describe.each(factories)('%s store', (_kind, factory) => {
       await sleep(350);
       expect(await new Adapter('Interaction').find('i1')).toMatchObject({ jti: 'i1' });
     });
+  });
+});
+
+describe('redis cluster', () => {
+  it('spreads one store over every primary, and lists keys from all of them', async () => {
+    const store = createRedisStore(cluster.url, { prefix: `signet-test:${randomUUID()}:` });
+    try {
+      const ids = Array.from({ length: 30 }, (_, i) => `clients:${i}`);
+      await Promise.all(ids.map((id) => store.set(id, '1')));
+      const perNode = await Promise.all((store.client as import('ioredis').Cluster).nodes('master').map((node) => node.dbsize()));
+      expect(perNode.filter((n) => n > 0)).toHaveLength(3);
+      expect((await store.keys('clients:')).sort()).toEqual([...ids].sort());
+      expect(await store.getMany(ids.slice(0, 5))).toEqual(['1', '1', '1', '1', '1']);
+    } finally {
+      await store.close();
+    }
   });
 });
 

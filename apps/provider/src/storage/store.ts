@@ -23,6 +23,8 @@ export interface Store {
   increment(key: string, ttlSeconds: number, by?: number): Promise<number>;
   /** Keys starting with `prefix` (for listings: clients, keys), without the store prefix. */
   keys(prefix: string): Promise<string[]>;
+  /** Redis only: each data server's maxmemory-policy; rejects where the server refuses CONFIG GET. */
+  maxmemoryPolicies?(): Promise<string[]>;
   /** Resolves when the storage answers; rejects otherwise (health checks). */
   ping(): Promise<void>;
   close(): Promise<void>;

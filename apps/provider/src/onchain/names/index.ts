@@ -65,6 +65,8 @@ export type EnsOptions = {
   /** ALLOW_PRIVATE_FETCH: accept avatar and gateway URLs on loopback/private addresses and http (development). */
   allowPrivate?: boolean;
   onLookup?: (outcome: 'cache-hit' | 'resolved' | 'not-found' | 'failed') => void;
+  /** The fetch the RPC transport uses (tracing); the global fetch by default. */
+  fetchFn?: typeof fetch;
 };
 
 const TIMEOUT = Symbol('timeout');
@@ -120,7 +122,9 @@ export function createEnsResolver(options: EnsOptions): EnsResolver {
   const clientFor = (deadline: number, signal: AbortSignal) =>
     createPublicClient({
       chain,
-      transport: withGasCap(http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: true, fetchOptions: { signal } })),
+      transport: withGasCap(
+        http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: true, fetchOptions: { signal }, fetchFn: options.fetchFn }),
+      ),
       ccipRead: options.ccipRead === false ? false : { request: gatewayRequester({ allowPrivate, deadline, signal }) },
     }) as PublicClient;
 

@@ -1,0 +1,87 @@
+/**
+ * The `email` scope (claims `email`, `email_verified`), for relying parties that refuse a user
+ * without one. A wallet has no mailbox, so a client receives an address only when it opted in,
+ * with client metadata:
+ *
+ * - `ens_email: true` — the `email` text record of the user's ENS primary name, when there is
+ *   one (read at sign-in with the name and avatar, onchain/names). Whoever owns the name writes
+ *   it and nobody checks it: `email_verified` is false.
+ * - `synthetic_email_domain: "<domain>"` — `<address in lower case>@<domain>` (a Solana address:
+ *   the hex of its 32 bytes, since base58 is case-sensitive), when there is no
+ *   ENS address (or the client did not ask for one). Only the operator sets it (CLIENTS_FILE or
+ *   `signet clients add`): it is refused at dynamic registration and cannot be changed through
+ *   client management. The address is never verified and reaches no mailbox unless the operator
+ *   makes that domain deliver. It names the account's address, so pairwise clients cannot have it.
+ *
+ * A client without either gets no email claim even with the scope; the wallet page says what
+ * will be shared before the person signs.
+ */
+import { isSolanaAddress } from '@signet/siws/message';
+import { errors } from 'oidc-provider';
+import { solanaAddressHex } from '../solana/account.ts';
+
+/** What a client opted in to. */
+export type EmailSources = { ens: boolean; syntheticDomain?: string };
+
+const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export function emailSourcesOf(client: object | undefined): EmailSources | undefined {
+  const c = client as { ens_email?: unknown; synthetic_email_domain?: unknown } | undefined;
+  const ens = c?.ens_email === true;
+  const syntheticDomain = typeof c?.synthetic_email_domain === 'string' ? c.synthetic_email_domain : undefined;
+  return ens || syntheticDomain ? { ens, ...(syntheticDomain ? { syntheticDomain } : {}) } : undefined;
+}
+
+/**
+ * The local part of a synthetic address: an Ethereum address in lower case; a Solana address
+ * (base58, where case matters) as the hex of its 32 bytes, so two accounts never share one.
+ */
+const mailboxOf = (address: string) => (isSolanaAddress(address) ? solanaAddressHex(address) : address.toLowerCase());
+
+/** The email claims for a sign-in, or none. */
+export function emailClaims(
+  sources: EmailSources | undefined,
+  signIn: { address: string; email?: string } | undefined,
+): { email: string; email_verified: false } | undefined {
+  if (!sources || !signIn) return undefined;
+  const email =
+    (sources.ens ? signIn.email : undefined) ??
+    (sources.syntheticDomain ? `${mailboxOf(signIn.address)}@${sources.syntheticDomain}` : undefined);
+  return email ? { email, email_verified: false } : undefined;
+}
+
+type MetadataContext = { oidc?: { route?: string; client?: object } } | undefined;
+
+/**
+ * Validates `ens_email` / `synthetic_email_domain` (called by oidc-provider's metadata validator
+ * for every client: registration, management, CLIENTS_FILE, the CLI, and clients read back from
+ * storage). `ctx` tells who is asking: a registration or a client's own update cannot set the
+ * synthetic domain.
+ */
+export function validateEmailMetadata(
+  ctx: MetadataContext,
+  key: string,
+  value: unknown,
+  metadata: Record<string, unknown>,
+): void {
+  if (value === undefined) return;
+  if (key === 'ens_email') {
+    if (typeof value !== 'boolean') throw new errors.InvalidClientMetadata('ens_email must be a boolean');
+    return;
+  }
+  if (typeof value !== 'string' || !DOMAIN.test(value)) {
+    throw new errors.InvalidClientMetadata(
+      'synthetic_email_domain must be a domain name in lower case, such as wallet.example.com',
+    );
+  }
+  const route = ctx?.oidc?.route;
+  const current = (ctx?.oidc?.client as { synthetic_email_domain?: unknown } | undefined)?.synthetic_email_domain;
+  if (route === 'registration' || (route === 'client_update' && value !== current)) {
+    throw new errors.InvalidClientMetadata(
+      'synthetic_email_domain is set by the operator (CLIENTS_FILE or signet clients add), not through registration',
+    );
+  }
+  if (metadata.subject_type === 'pairwise') {
+    throw new errors.InvalidClientMetadata('synthetic_email_domain names the address: pairwise clients cannot have it');
+  }
+}
