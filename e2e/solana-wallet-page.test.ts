@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { buildClientApp, loadClientConfig } from '@signet/client';
 import { SOLANA_CHAIN_REFERENCES, verifySiwsSignature } from '@signet/siws';
-import { solanaKeypair, startTestProvider, type TestProvider } from '@signet/testkit';
+import {
+  pkceAuthorization,
+  registerPublicClient,
+  solanaKeypair,
+  startTestProvider,
+  TEST_REDIRECT_URI,
+  type TestProvider,
+} from '@signet/testkit';
 import axe from 'axe-core';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -100,6 +107,12 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
     client?.server.close();
   });
 
+  /** A public client registered with this metadata, and an authorization URL for it (PKCE). */
+  async function authorizationFor(metadata: Record<string, unknown>): Promise<string> {
+    const registered = await registerPublicClient(provider.url, metadata as Partial<oidc.ClientMetadata>);
+    return (await pkceAuthorization(registered)).url.href;
+  }
+
   async function toSignInPage(page: Page) {
     await page.goto(client.url);
     await page.click('#sign-in');
@@ -183,22 +196,7 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
   });
 
   it('a Solana-only client, keyboard only: only Solana wallets, the first has focus, Enter signs in; axe finds nothing serious', async () => {
-    const callback = 'http://127.0.0.1:4999/solana-only';
-    const registered = (await (
-      await fetch(`${provider.url}/reg`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ redirect_uris: [callback], client_name: 'Solana Guild', account_namespaces: ['solana'] }),
-      })
-    ).json()) as { client_id: string };
-    const url = `${provider.url}/auth?${new URLSearchParams({
-      client_id: registered.client_id,
-      redirect_uri: callback,
-      response_type: 'code',
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    })}`;
+    const url = await authorizationFor({ client_name: 'Solana Guild', account_namespaces: ['solana'] });
     const { page } = await w.page({ keypair: solanaKeypair() });
     await page.goto(url);
     await page.waitForSelector('button.wallet');
@@ -208,33 +206,17 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
     await noSeriousViolations(page);
     await page.screenshot({ path: join(ARTIFACTS, 'wallet-page-solana.png'), fullPage: true });
     const [landed] = await Promise.all([
-      page.waitForRequest((request) => request.url().startsWith(`${callback}?`)),
+      page.waitForRequest((request) => request.url().startsWith(`${TEST_REDIRECT_URI}?`)),
       page.keyboard.press('Enter'),
     ]);
     expect(new URL(landed.url()).searchParams.get('code')).toBeTruthy();
   });
 
   it('a gated client offers no Solana wallet (its conditions are Ethereum holdings)', async () => {
-    const callback = 'http://127.0.0.1:4999/gated';
-    const registered = (await (
-      await fetch(`${provider.url}/reg`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          redirect_uris: [callback],
-          client_name: 'Holders',
-          access_conditions: { match: 'all', conditions: [{ type: 'native', chainId: 1, minimum: '1' }] },
-        }),
-      })
-    ).json()) as { client_id: string };
-    const url = `${provider.url}/auth?${new URLSearchParams({
-      client_id: registered.client_id,
-      redirect_uri: callback,
-      response_type: 'code',
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    })}`;
+    const url = await authorizationFor({
+      client_name: 'Holders',
+      access_conditions: { match: 'all', conditions: [{ type: 'native', chainId: 1, minimum: '1' }] },
+    });
     const { page } = await w.page({ keypair: solanaKeypair() });
     await page.goto(url);
     await page.waitForSelector('button.wallet');
