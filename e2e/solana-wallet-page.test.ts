@@ -5,11 +5,8 @@
  * libraries (the reference client, built on openid-client, and openid-client itself).
  */
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { getRequestListener } from '@hono/node-server';
-import { buildClientApp, loadClientConfig } from '@signet/client';
 import { SOLANA_CHAIN_REFERENCES, verifySiwsSignature } from '@signet/siws';
 import {
   pkceAuthorization,
@@ -25,17 +22,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextWithWallet, launchChromium, type WalletBehaviour } from './browser.ts';
+import { startReferenceClient } from './reference-client.ts';
 import { addSolanaWallet, type SolanaWalletBehaviour } from './solana-wallet.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 const MAINNET = SOLANA_CHAIN_REFERENCES.mainnet;
 const DEVNET = SOLANA_CHAIN_REFERENCES.devnet;
-
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /** Both test wallets in one browser context; each behaviour is read at every request. */
 function wallets(browser: Browser) {
@@ -86,19 +78,10 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
     w = wallets(browser);
     // ETH_RPC_URL only so a gated client may register (its chain needs a node); no sign-in here asks it.
     provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet,devnet', ETH_RPC_URL: 'http://127.0.0.1:9' });
-    client = await listen(() => {});
-    const config = loadClientConfig({
-      SESSION_SECRET: 'a-session-secret-of-more-than-32-characters!',
-      ISSUER: provider.url,
-      REDIRECT_URI: `${client.url}/api/auth/callback`,
-      CLIENT_URI: client.url,
+    client = await startReferenceClient(provider.url, ARTIFACTS, () => ({
       CLIENT_NAME: 'Example Shop',
       SCOPE: 'openid profile siwe',
-      DATA_DIR: join(ARTIFACTS, `solana-client-${Date.now()}`),
-    });
-    const { app } = buildClientApp(config, { execute: [oidc.allowInsecureRequests] });
-    client.server.removeAllListeners('request');
-    client.server.on('request', getRequestListener(app.fetch));
+    }));
   });
   afterAll(async () => {
     await w?.close();
@@ -265,14 +248,11 @@ describe('Sign in with Solana on the wallet page (hosted profile, openid-client)
       oidc.ClientSecretBasic(),
       { execute: [oidc.allowInsecureRequests] },
     );
-    const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(config, {
+    const { url, verifier } = await pkceAuthorization(config, {
       redirect_uri: redirectUri,
       scope: 'openid profile siwe',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
       state,
       nonce,
     });
