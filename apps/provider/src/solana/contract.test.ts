@@ -3,31 +3,42 @@ import { parseSiwsMessage, validateSiwsMessage, verifySiws } from '@signet/siws'
 import { solanaKeypair } from '@signet/testkit';
 import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { describe, expect, it } from 'vitest';
-import type { InteractionDetails } from '../interaction/details.ts';
+import { buildDetails } from '../interaction/details.ts';
 import { notAsGiven, solanaExpectationsFor, solanaMessageFromDetails, solanaSignInInput } from './contract.ts';
 
 const started = Date.parse('2026-11-22T10:00:00Z');
-const details: InteractionDetails = {
-  uid: 'abcd1234',
-  nonce: '6162636431323334',
-  domain: 'id.example.com',
-  uri: 'https://id.example.com',
-  statement: 'Sign in to Shop with id.example.com.',
-  resources: ['https://shop.example/callback'],
-  redirectHost: 'shop.example',
-  chainIds: [1],
-  namespaces: ['eip155', 'solana'],
-  solanaNetworks: ['mainnet', 'devnet'],
-  issuedAfter: new Date(started).toISOString(),
-  expiresAt: new Date(started + 600_000).toISOString(),
-  serverTime: new Date(started).toISOString(),
-  client: { client_id: 'c' },
-  scopes: ['openid'],
-  prompt: 'login',
-};
+// The details as the provider builds them for a sign-in to "Shop" that began at `started`.
+const details = buildDetails(
+  {
+    domain: 'id.example.com',
+    origin: 'https://id.example.com',
+    chainIds: [1],
+    solanaNetworks: ['mainnet', 'devnet'],
+    profile: 'self-hosted',
+    emailScope: false,
+  },
+  {
+    uid: 'abcd1234',
+    iat: started / 1000,
+    exp: started / 1000 + 600,
+    params: { client_id: 'c', redirect_uri: 'https://shop.example/callback', scope: 'openid' },
+    prompt: { name: 'login' },
+  },
+  { client_id: 'c', client_name: 'Shop' },
+);
 const keypair = solanaKeypair(new Uint8Array(32).fill(3));
 
 describe('the Solana interaction contract, written once', () => {
+  it('the details offer Solana with its networks', () => {
+    expect(details).toMatchObject({
+      namespaces: ['eip155', 'solana'],
+      solanaNetworks: ['mainnet', 'devnet'],
+      nonce: '6162636431323334',
+      statement: 'Sign in to Shop with id.example.com.',
+      resources: ['https://shop.example/callback'],
+    });
+  });
+
   it('a message built from the details meets the expectations built from the same details, and verifies', () => {
     const now = started + 5_000;
     const message = solanaMessageFromDetails(details, { address: keypair.address, network: 'devnet', now });
