@@ -113,8 +113,8 @@ function signInPolicy(
       const { oidc } = ctx;
       const accountId = oidc.session?.accountId;
       if (!accountId || !oidc.client || (oidc.result as { login?: unknown } | undefined)?.login) return Check.NO_NEED_TO_PROMPT;
+      // Not an Ethereum account (Solana): an ungated client lets it through; the gate refuses it for a gated one.
       const holder = parseAccountId(accountId)?.address;
-      if (!holder) return Check.REQUEST_PROMPT;
       try {
         // How the session's account signed in (its sign-in record for this client, if any).
         const record = await loadSignIn(store, oidc.session?.grantIdFor(oidc.client.clientId));
@@ -376,9 +376,9 @@ export function createProvider({
       // have changed since, so a gated client's conditions are checked again, before
       // oidc-provider rotates or spends anything. Not met: the grant and its tokens go.
       if (access && ctx.oidc.route === 'token' && ctx.oidc.params?.grant_type === 'refresh_token' && ctx.oidc.client) {
+        // Not an Ethereum account (Solana): an ungated client refreshes; the gate refuses it for a gated one.
         const holder = parseAccountId(accountId)?.address;
         try {
-          if (!holder) throw new AccessDeniedError('the account is not an Ethereum account', []);
           await access.enforce(ctx.oidc.client, accountId, holder, (await loadSignIn(store, grantId))?.method);
         } catch (error) {
           if (error instanceof AccessRpcError) throw new TemporarilyUnavailable(`RPC_UNAVAILABLE: ${error.message}; try again`);

@@ -484,6 +484,21 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
     expect(a1).not.toMatch(/^solana:/);
   });
 
+  it('an ungated client: a Solana account refreshes its tokens, and a live session gets a silent code (prompt=none)', async () => {
+    const { config } = await registered({ grant_types: ['authorization_code', 'refresh_token'] });
+    const keypair = solanaKeypair();
+    const jar = new CookieJar();
+    const tokens = await signIn(config, keypair, redirectUri, jar);
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect(refreshed.claims()?.sub).toBe(`solana:${MAINNET}:${keypair.address}`);
+    const silent = await request(
+      jar,
+      oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid', prompt: 'none' }),
+    );
+    expect(silent.status).toBe(303);
+    expect(new URL(silent.headers.get('location') as string).searchParams.get('code')).toBeTruthy();
+  });
+
   it('a client gated after a Solana sign-in: the refresh is refused and revoked, prompt=none answers login_required; nothing crashes, no RPC call', async () => {
     const { body, config } = await registered({ grant_types: ['authorization_code', 'refresh_token'] });
     const keypair = solanaKeypair();

@@ -294,11 +294,18 @@ export type AccessGate = {
   /**
    * Resolves when the client declares no conditions or the account meets them; throws
    * AccessDeniedError when it does not, AccessRpcError when a chain cannot be asked.
-   * An ungated client costs nothing (no RPC call). `method` is how the account signed in:
+   * An ungated client costs nothing (no RPC call). `holder` is the account's address (undefined
+   * for an account that is not an Ethereum one, which a gated client refuses unasked). `method`
+   * is how the account signed in:
    * anything but `'eoa'` (a contract wallet, or unknown) counts holdings only on the chain of
    * `accountId`.
    */
-  enforce(client: { clientId: string }, accountId: string, holder: Address, method: SignInMethod | undefined): Promise<void>;
+  enforce(
+    client: { clientId: string },
+    accountId: string,
+    holder: Address | undefined,
+    method: SignInMethod | undefined,
+  ): Promise<void>;
 };
 
 /**
@@ -312,15 +319,17 @@ export function createAccessGate(options: { chains: ChainRegistry; timeoutMs: nu
       const conditions = accessConditionsOf(clientFields(client));
       if (!conditions) return;
       // Conditions are holdings on Ethereum chains: any other account (Solana) is refused unasked.
-      if (!parseAccountId(accountId)) throw new AccessDeniedError(notEthereumReason(conditions), conditions.conditions);
+      const account = parseAccountId(accountId);
+      if (!account) throw new AccessDeniedError(notEthereumReason(conditions), conditions.conditions);
       const eoa = method === 'eoa';
       const key = `${client.clientId}\0${accountId}\0${eoa ? 'eoa' : 'contract'}`;
       const now = Date.now();
       if ((metUntil.get(key) ?? 0) > now) return;
       metUntil.delete(key);
-      // Not an account id at all: chain 0, on which nothing counts.
-      const onlyChainId = eoa ? undefined : (parseAccountId(accountId)?.chainId ?? 0);
-      const result = await checkAccess(options.chains, conditions, holder, options.timeoutMs, { onlyChainId });
+      const onlyChainId = eoa ? undefined : account.chainId;
+      const result = await checkAccess(options.chains, conditions, holder ?? account.address, options.timeoutMs, {
+        onlyChainId,
+      });
       if (!result.met) throw new AccessDeniedError(result.reason, result.unmet);
       if (options.cacheSeconds > 0) {
         if (metUntil.size >= 10_000) metUntil.clear();
