@@ -123,6 +123,24 @@ describe('signet (the operator CLI)', () => {
     expect(notJson.stderr).toMatch(/--access-conditions is not JSON/);
     expect(gate({ match: 'all', conditions: [nft] }).status).toBe(0);
     expect(signet(['clients', 'remove', 'gated'], env).status).toBe(0);
+    // Account namespaces: solana only where the provider offers it (SOLANA_NETWORKS), as at registration.
+    const solanaOnly = (extra: Record<string, string> = {}) =>
+      signet(['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--id', 'guild', '--account-namespaces', 'solana'], {
+        ...env,
+        ...extra,
+      });
+    expect(solanaOnly()).toMatchObject({
+      status: 64,
+      stderr: expect.stringMatching(/invalid client: account_namespaces\[0\]: this provider does not offer Solana accounts/),
+    });
+    expect(
+      signet(
+        ['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--id', 'guild', '--account-namespaces', 'eip155,ton'],
+        env,
+      ),
+    ).toMatchObject({ status: 64, stderr: expect.stringMatching(/account_namespaces\[1\]: "ton" is not a namespace/) });
+    expect(solanaOnly({ SOLANA_NETWORKS: 'mainnet' }).status).toBe(0);
+    expect(signet(['clients', 'remove', 'guild'], env).status).toBe(0);
     const duplicate = signet(['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--id', 'table-rp'], env);
     expect(duplicate.status).toBe(64);
     expect(duplicate.stderr).toMatch(/already exists/);

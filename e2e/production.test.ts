@@ -8,7 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SETTING_NAMES } from '@signet/provider';
-import { pkceAuthorization, registerPublicClient, walletSignIn } from '@signet/testkit';
+import { pkceAuthorization, registerPublicClient, solanaKeypair, solanaSignIn, walletSignIn } from '@signet/testkit';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,10 +45,16 @@ describe('production install (scripts/runtime-tree.sh)', () => {
     ]) {
       expect({ testOnly, present: modules.includes(testOnly) }).toEqual({ testOnly, present: false });
     }
-    for (const needed of ['oidc-provider', 'viem', 'better-sqlite3', 'ioredis', 'pino', 'koa']) {
+    for (const needed of ['oidc-provider', 'viem', 'better-sqlite3', 'ioredis', 'pino', 'koa', '@noble', '@scure']) {
       expect({ needed, present: modules.includes(needed) }).toEqual({ needed, present: true });
     }
-    expect(readdirSync(join(tree, 'node_modules', '@signet')).sort()).toEqual(['provider', 'ratelimit', 'settings', 'siwe']);
+    expect(readdirSync(join(tree, 'node_modules', '@signet')).sort()).toEqual([
+      'provider',
+      'ratelimit',
+      'settings',
+      'siwe',
+      'siws',
+    ]);
     // JavaScript only: no TypeScript sources, no tests.
     expect(existsSync(join(tree, 'apps', 'provider', 'src'))).toBe(false);
     expect(existsSync(join(tree, 'apps', 'provider', 'test'))).toBe(false);
@@ -71,6 +77,7 @@ describe('production install (scripts/runtime-tree.sh)', () => {
         ISSUER: url,
         STORAGE_URL: `sqlite:${join(scratch, 'data', 'signet.db')}`,
         LOG_LEVEL: 'warn',
+        SOLANA_NETWORKS: 'mainnet',
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -96,6 +103,12 @@ describe('production install (scripts/runtime-tree.sh)', () => {
       const { callbackUrl } = await walletSignIn({ authorizationUrl, signer });
       const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
       expect(tokens.claims()?.preferred_username).toBe(signer.address);
+      // Sign in with Solana from the built tree too (@signet/siws's JavaScript, Node's Ed25519).
+      const keypair = solanaKeypair();
+      const solana = await pkceAuthorization(client, { scope: 'openid' });
+      const { callbackUrl: solanaCallback } = await solanaSignIn({ authorizationUrl: solana.url, keypair });
+      const solanaTokens = await oidc.authorizationCodeGrant(client, solanaCallback, { pkceCodeVerifier: solana.verifier });
+      expect(solanaTokens.claims()?.sub).toBe(`solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:${keypair.address}`);
       const page = await (await fetch(`${url}/.well-known/openid-configuration`)).json();
       expect(page.issuer).toBe(url);
     } finally {

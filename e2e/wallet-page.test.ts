@@ -5,11 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { getRequestListener } from '@hono/node-server';
-import { buildClientApp, loadClientConfig } from '@signet/client';
 import { startTestchain, type Testchain } from '@signet/testchain';
 import { startTestProvider, type TestProvider } from '@signet/testkit';
 import axe from 'axe-core';
@@ -18,6 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextWithWallet, launchChromium, type WalletBehaviour } from './browser.ts';
+import { listen, startReferenceClient } from './reference-client.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const ARTIFACTS = join(ROOT, 'artifacts');
@@ -27,12 +26,6 @@ const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201fd5ab4a70000000049454e44ae426082',
   'hex',
 );
-
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 describe('the wallet sign-in page in Chromium', () => {
   let chain: Testchain;
@@ -51,22 +44,12 @@ describe('the wallet sign-in page in Chromium', () => {
       listen((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG)),
     ]);
     provider = await startTestProvider({ ETH_RPC_URL: chain.url, ALLOW_PRIVATE_FETCH: 'true', ENS_TIMEOUT_MS: '5000' });
-    // The reference client, on 127.0.0.1 (the provider is on localhost: two sites, two cookie jars).
-    client = await listen(() => {});
-    const config = loadClientConfig({
-      SESSION_SECRET: 'a-session-secret-of-more-than-32-characters!',
-      ISSUER: provider.url,
-      REDIRECT_URI: `${client.url}/api/auth/callback`,
-      CLIENT_URI: client.url,
-      LOGO_URI: `${client.url}/logo.svg`,
+    client = await startReferenceClient(provider.url, ARTIFACTS, (url) => ({
+      LOGO_URI: `${url}/logo.svg`,
       CLIENT_NAME: 'Example Shop',
-      POLICY_URI: `${client.url}/privacy`,
-      TOS_URI: `${client.url}/terms`,
-      DATA_DIR: join(ARTIFACTS, `client-${Date.now()}`),
-    });
-    const { app } = buildClientApp(config, { execute: [oidc.allowInsecureRequests] });
-    client.server.removeAllListeners('request');
-    client.server.on('request', getRequestListener(app.fetch));
+      POLICY_URI: `${url}/privacy`,
+      TOS_URI: `${url}/terms`,
+    }));
   });
 
   afterAll(async () => {

@@ -1,22 +1,35 @@
 /**
  * Accounts are Ethereum accounts on a chain: the account id (and the public `sub`) is the
- * CAIP-10 id `eip155:<chainId>:<EIP-55 address>`. What a sign-in learned (the signed message,
+ * CAIP-10 id `eip155:<chainId>:<EIP-55 address>`; or Solana accounts on a cluster,
+ * `solana:<CAIP-2 reference>:<base58 address>` (solana/account.ts). What a sign-in learned (the signed message,
  * the ENS name, avatar and e-mail) is kept per grant, so the claims of a token are those of the
  * sign-in that produced it.
  */
 import type { SiweVerificationMethod } from '@signet/siwe';
+import type { SolanaNetwork } from '@signet/siws/message';
 import { type Address, getAddress } from 'viem';
 import { isNormalized } from './onchain/names/primary.ts';
 import { type EmailSources, emailClaims } from './relying-party/email.ts';
+import { parseSolanaAccountId } from './solana/account.ts';
 import type { Store } from './storage/index.ts';
+
+/** How a signature was checked: an Ethereum wallet's way (`eoa`, `erc1271`, …) or a Solana key's (`ed25519`). */
+export type SignInMethod = SiweVerificationMethod | 'ed25519';
 
 export type SignInRecord = {
   accountId: string;
-  address: Address;
-  chainId: number;
+  /** EIP-55 for Ethereum, base58 for Solana. */
+  address: string;
+  /** Ethereum: the chain signed on. */
+  chainId?: number;
+  /** Solana (absent for Ethereum, as in records of earlier versions). */
+  namespace?: 'solana';
+  /** Solana: the cluster signed on. */
+  network?: SolanaNetwork;
   message: string;
+  /** As posted for Ethereum; base58 for Solana. */
   signature: string;
-  method: SiweVerificationMethod;
+  method: SignInMethod;
   ensName?: string;
   avatar?: string;
   /** The ENS `email` text record of the name (self-asserted by the name's owner, not verified). */
@@ -62,7 +75,7 @@ export function claimsOf(
   const ensName = record?.ensName && isNormalized(record.ensName) ? record.ensName : undefined;
   const signIn = record && { address: record.address, email: ensName ? record.email : undefined };
   const claims: { sub: string } & Record<string, string | boolean> = { sub: accountId, ...emailClaims(email, signIn) };
-  const username = ensName ?? (pairwise ? undefined : parsed?.address);
+  const username = ensName ?? (pairwise ? undefined : (parsed?.address ?? parseSolanaAccountId(accountId)?.address));
   if (username) claims.preferred_username = username;
   if (ensName && record?.avatar) claims.picture = record.avatar;
   if (record && !pairwise) {

@@ -143,6 +143,8 @@ const COMMANDS: Record<string, Command> = {
   --ens-email                       with scope email, release the ENS email text record (unverified)
   --synthetic-email-domain <domain> with scope email, <address>@<domain> (unverified; README, "email")
   --subject-chain <signed|any>      any: one sub for an EOA on every chain (README, "Chain-independent subject")
+  --account-namespaces <list>       the kinds of account that may sign in: eip155, solana, or
+                                    eip155,solana (README, "Register a client")
   --json                            print JSON
 
 The client secret is printed once and never again: store it now.`,
@@ -158,6 +160,7 @@ The client secret is printed once and never again: store it now.`,
       'ens-email': { type: 'boolean', default: false },
       'synthetic-email-domain': { type: 'string' },
       'subject-chain': { type: 'string' },
+      'account-namespaces': { type: 'string' },
       ...JSON_OPTION,
     },
     check(values) {
@@ -189,6 +192,10 @@ The client secret is printed once and never again: store it now.`,
           ens_email: values['ens-email'] === true ? true : undefined,
           synthetic_email_domain: values['synthetic-email-domain'],
           subject_chain: values['subject-chain'],
+          account_namespaces:
+            values['account-namespaces'] === undefined
+              ? undefined
+              : (values['account-namespaces'] as string).split(',').map((namespace) => namespace.trim()),
           token_endpoint_auth_method: secret ? 'client_secret_basic' : 'none',
           client_secret: secret,
           client_id_issued_at: Math.floor(Date.now() / 1000),
@@ -197,6 +204,12 @@ The client secret is printed once and never again: store it now.`,
       const Clients = new ((await storage()).createOidcAdapter(store))('Client');
       if (config.staticClients.some((m) => m.client_id === clientId) || (await Clients.find(clientId)))
         throw new UsageError(`client ${clientId} already exists`);
+      if (metadata.account_namespaces !== undefined) {
+        // As at registration: only the kinds of account this provider offers now (SOLANA_NETWORKS).
+        const { accountNamespacesProblem, offeredNamespaces } = await import('./interaction/namespaces.ts');
+        const problem = accountNamespacesProblem(metadata.account_namespaces, metadata, offeredNamespaces(config));
+        if (problem) throw new UsageError(`invalid client: ${problem}`);
+      }
       const validated = await validateClient(config, store, metadata);
       await Clients.upsert(clientId, validated);
       audit.write('client.registered', { client_id: clientId, actor: 'cli', os_user: osUser(), ...clientSummary(validated) });

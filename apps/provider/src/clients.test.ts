@@ -5,7 +5,7 @@ import { clientFields } from './clients.ts';
 describe('clientFields', () => {
   it("reads the same values as oidc-provider's metadata(), for recognised and extra metadata", () => {
     const provider = new Provider('http://localhost:3000', {
-      extraClientMetadata: { properties: ['access_conditions', 'ens_email', 'synthetic_email_domain'] },
+      extraClientMetadata: { properties: ['access_conditions', 'ens_email', 'synthetic_email_domain', 'account_namespaces'] },
     });
     const Client = provider.Client as unknown as new (
       metadata: Record<string, unknown>,
@@ -22,6 +22,7 @@ describe('clientFields', () => {
       access_conditions: { anyOf: [{ type: 'native-balance', chainId: 1, min: '1' }] },
       ens_email: true,
       synthetic_email_domain: 'wallet.example.com',
+      account_namespaces: ['solana'],
     });
     const fields = clientFields(client);
     const metadata = client.metadata();

@@ -65,6 +65,7 @@ export type ClientFields = {
   access_conditions?: unknown;
   ens_email?: unknown;
   synthetic_email_domain?: unknown;
+  account_namespaces?: unknown;
 };
 
 /**
@@ -83,5 +84,6 @@ export function clientFields(client: object): ClientFields {
     access_conditions: c.access_conditions,
     ens_email: c.ens_email,
     synthetic_email_domain: c.synthetic_email_domain,
+    account_namespaces: c.account_namespaces,
   };
 }

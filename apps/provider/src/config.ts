@@ -10,6 +10,7 @@ import {
   type Env,
   httpUrl,
   int,
+  listOf,
   oneOf,
   optionalBool,
   RPC_SETTING_NAMES,
@@ -20,6 +21,7 @@ import {
   secret,
   text,
 } from '@signet/settings';
+import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws/message';
 import { z } from 'zod';
 import { type LogFormat, resolveLogFormat } from './logger.ts';
 import type { AuditDestination } from './observability/audit.ts';
@@ -103,6 +105,7 @@ const schema = {
   RPC_TIMEOUT_MS: int(100, 60_000, 5000),
   ACCESS_CACHE_SECONDS: int(0, 3600, 60),
   CHAIN_IDS: chainIds(),
+  SOLANA_NETWORKS: listOf(SOLANA_NETWORKS),
   CLOCK_SKEW_SECONDS: int(0, 600, 60),
   CLIENTS_FILE: optionalText,
   COOKIE_KEYS: optionalText.transform((value, ctx) => {
@@ -219,6 +222,8 @@ export type Config = {
     ccipRead: boolean;
   };
   chainIds: number[];
+  /** SOLANA_NETWORKS: the Solana clusters a user may sign in with (Sign In With Solana); empty = off. */
+  solanaNetworks: SolanaNetwork[];
   clockSkewSeconds: number;
   clientsFile?: string;
   staticClients: Record<string, unknown>[];
@@ -347,6 +352,7 @@ export function loadConfig(env: Env = process.env): Config {
       ccipRead: s.ENS_CCIP_READ,
     },
     chainIds: allowedChains,
+    solanaNetworks: s.SOLANA_NETWORKS,
     clockSkewSeconds: s.CLOCK_SKEW_SECONDS,
     clientsFile: s.CLIENTS_FILE,
     staticClients: s.CLIENTS_FILE ? readClientsFile(s.CLIENTS_FILE) : [],

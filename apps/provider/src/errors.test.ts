@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SiwsError } from '@signet/siws';
 import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS, HttpError, statusOf, toHttpError } from './errors.ts';
 import { StorageUnavailableError } from './storage/index.ts';
@@ -19,6 +20,18 @@ describe("the provider's error codes", () => {
     expect(statusOf('RPC_UNAVAILABLE')).toBe(503);
     expect(statusOf('NONCE_MISMATCH')).toBe(400);
     expect(statusOf('INTERACTION_EXPIRED')).toBe(410);
+  });
+
+  it('maps Sign In With Solana failures the same way, and keeps their types', () => {
+    expect(statusOf('WRONG_NAMESPACE')).toBe(400);
+    expect(statusOf('MISSING_FIELD')).toBe(400);
+    expect(statusOf('NAMESPACE_NOT_ALLOWED')).toBe(400);
+    expect(statusOf('MESSAGE_MISMATCH')).toBe(400);
+    expect(toHttpError(new SiwsError('INVALID_SIGNATURE', 'not made by the key'))).toMatchObject({
+      code: 'INVALID_SIGNATURE',
+      status: 401,
+    });
+    expect(toHttpError(new SiwsError('INVALID_ADDRESS', 'not 32 bytes'))).toMatchObject({ code: 'INVALID_ADDRESS', status: 400 });
   });
 
   it('converts what is thrown: SIWE errors keep their type, storage failures (also as a cause) are 503, bugs are left alone', () => {

@@ -1,9 +1,10 @@
 /**
  * Every error the provider's own endpoints answer: one table of codes and statuses, one error
  * class, one conversion from whatever was thrown, and one function that writes the response.
- * SIWE failures keep the library's stable types as their codes.
+ * SIWE and SIWS failures keep their library's stable types as their codes.
  */
-import { isSiweError, type SiweErrorType, siweErrorStatus } from '@signet/siwe';
+import { isSiweError, SIWE_ERROR_TYPES, type SiweErrorType, siweErrorStatus } from '@signet/siwe';
+import { isSiwsError, type SiwsErrorType, siwsErrorStatus } from '@signet/siws/message';
 import type { Context } from 'koa';
 import { AccessDeniedError, AccessRpcError } from './onchain/access.ts';
 import { StorageUnavailableError } from './storage/index.ts';
@@ -25,19 +26,24 @@ export const ERROR_STATUS = {
   INTERACTION_COMPLETED: 409,
   /** The provider session this sign-in belongs to ended or changed. */
   SESSION_CHANGED: 400,
-  /** The account does not hold what the client's access conditions require. */
+  /** The account does not hold what the client's access conditions require (a Solana account never does). */
   ACCESS_CONDITION_NOT_MET: 403,
+  /** The message is for a kind of account (Ethereum, Solana) this provider does not offer or this client does not allow. */
+  NAMESPACE_NOT_ALLOWED: 400,
+  /** A Solana wallet signed another message than the one this sign-in gave it (a field changed, added or left out). */
+  MESSAGE_MISMATCH: 400,
   /** Too many attempts from this client address. */
   RATE_LIMITED: 429,
   /** Storage (SQLite file or Redis) could not be reached. */
   STORAGE_UNAVAILABLE: 503,
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS | SiweErrorType;
+export type ErrorCode = keyof typeof ERROR_STATUS | SiweErrorType | SiwsErrorType;
 
 export function statusOf(code: ErrorCode): number {
   if (code in ERROR_STATUS) return ERROR_STATUS[code as keyof typeof ERROR_STATUS];
-  return siweErrorStatus(code as SiweErrorType);
+  if ((SIWE_ERROR_TYPES as readonly string[]).includes(code)) return siweErrorStatus(code as SiweErrorType);
+  return siwsErrorStatus(code as SiwsErrorType);
 }
 
 /** For an expired sign-in: where the page sends the person back. */
@@ -71,7 +77,7 @@ export class HttpError extends Error {
 /** What was thrown, as an HttpError, or undefined for an error that is a bug (left to become a 500). */
 export function toHttpError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
-  if (isSiweError(error)) return new HttpError(error.type, error.message, { cause: error });
+  if (isSiweError(error) || isSiwsError(error)) return new HttpError(error.type, error.message, { cause: error });
   if (error instanceof AccessDeniedError) return new HttpError('ACCESS_CONDITION_NOT_MET', error.message, { cause: error });
   if (error instanceof AccessRpcError)
     return new HttpError('RPC_UNAVAILABLE', `${error.message}; try again shortly`, { cause: error });

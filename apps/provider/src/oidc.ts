@@ -11,6 +11,7 @@ import { assertMetadataBounds, assertNoUserinfo } from './clients/metadata.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { html, layout, raw } from './html.ts';
+import { accountNamespacesProblem, offeredNamespaces } from './interaction/namespaces.ts';
 import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
 import { type AuditLog, requestFields } from './observability/audit.ts';
@@ -112,8 +113,8 @@ function signInPolicy(
       const { oidc } = ctx;
       const accountId = oidc.session?.accountId;
       if (!accountId || !oidc.client || (oidc.result as { login?: unknown } | undefined)?.login) return Check.NO_NEED_TO_PROMPT;
+      // Not an Ethereum account (Solana): an ungated client lets it through; the gate refuses it for a gated one.
       const holder = parseAccountId(accountId)?.address;
-      if (!holder) return Check.REQUEST_PROMPT;
       try {
         // How the session's account signed in (its sign-in record for this client, if any).
         const record = await loadSignIn(store, oidc.session?.grantIdFor(oidc.client.clientId));
@@ -304,6 +305,7 @@ export function createProvider({
       // (registration, management, CLIENTS_FILE, the CLI, storage).
       // access_conditions: what an account must hold to sign in to this client (access.ts).
       // subject_chain, ens_email, synthetic_email_domain: relying-party/subject.ts and email.ts.
+      // account_namespaces: the kinds of account that may sign in to it (interaction/namespaces.ts).
       properties: [
         'software_id',
         'software_version',
@@ -311,8 +313,17 @@ export function createProvider({
         'subject_chain',
         'ens_email',
         'synthetic_email_domain',
+        'account_namespaces',
       ],
       validator(ctx, key, value, metadata) {
+        if (key === 'account_namespaces') {
+          // At registration and update, a namespace this provider does not offer now is refused too.
+          const route = (ctx as { oidc?: { route?: string } } | undefined)?.oidc?.route;
+          const offered = route === 'registration' || route === 'client_update' ? offeredNamespaces(config) : undefined;
+          const problem = value === undefined ? undefined : accountNamespacesProblem(value, metadata as never, offered);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return;
+        }
         if (key === 'access_conditions') {
           const problem =
             value === undefined ? undefined : accessConditionsProblem(value, Object.keys(config.rpcUrls).map(Number));
@@ -365,9 +376,9 @@ export function createProvider({
       // have changed since, so a gated client's conditions are checked again, before
       // oidc-provider rotates or spends anything. Not met: the grant and its tokens go.
       if (access && ctx.oidc.route === 'token' && ctx.oidc.params?.grant_type === 'refresh_token' && ctx.oidc.client) {
+        // Not an Ethereum account (Solana): an ungated client refreshes; the gate refuses it for a gated one.
         const holder = parseAccountId(accountId)?.address;
         try {
-          if (!holder) throw new AccessDeniedError('the account is not an Ethereum account', []);
           await access.enforce(ctx.oidc.client, accountId, holder, (await loadSignIn(store, grantId))?.method);
         } catch (error) {
           if (error instanceof AccessRpcError) throw new TemporarilyUnavailable(`RPC_UNAVAILABLE: ${error.message}; try again`);

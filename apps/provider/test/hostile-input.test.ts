@@ -4,6 +4,8 @@
  * documented 503s), never a crash (the server answers /health afterwards), and never a code, a
  * token or a sign-in. Bounded in count and time.
  */
+
+import { base58 } from '@scure/base';
 import {
   anyText,
   CookieJar,
@@ -14,6 +16,8 @@ import {
   pkceAuthorization,
   printable,
   registerPublicClient,
+  solanaKeypair,
+  solanaMessageFor,
   startInteraction,
   startTestProvider,
   type TestProvider,
@@ -29,8 +33,9 @@ describe('hostile input against the running provider', () => {
   let client: oidc.Configuration;
   let authorizationQuery: string;
   let validInteraction: { message: string; signature: string };
+  let validSolana: { message: string; signature: string };
   beforeAll(async () => {
-    provider = await startTestProvider();
+    provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet' });
     client = await registerPublicClient(provider.url);
     const { url } = await pkceAuthorization(client);
     authorizationQuery = url.search.slice(1);
@@ -39,6 +44,9 @@ describe('hostile input against the running provider', () => {
     const details = await getDetails(jar, await startInteraction(jar, url));
     const message = messageFor(details, account.address);
     validInteraction = { message, signature: await account.signMessage({ message }) };
+    const keypair = solanaKeypair();
+    const solana = solanaMessageFor(details, keypair.address);
+    validSolana = { message: solana, signature: base58.encode(keypair.sign(solana)) };
   });
   afterAll(async () => {
     const health = await fetch(`${provider.url}/health`);
@@ -79,7 +87,14 @@ describe('hostile input against the running provider', () => {
     const valid = JSON.stringify(validInteraction);
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(mutated(valid), anyText, mutated(new URLSearchParams(validInteraction).toString())),
+        fc.oneof(
+          mutated(valid),
+          anyText,
+          mutated(new URLSearchParams(validInteraction).toString()),
+          // Sign In With Solana: signed for another sign-in of this provider, then mutated.
+          mutated(JSON.stringify(validSolana)),
+          mutated(new URLSearchParams(validSolana).toString()),
+        ),
         contentType,
         fc.boolean(),
         async (body, type, withCookie) => {
@@ -97,9 +112,13 @@ describe('hostile input against the running provider', () => {
 
   it('POST /reg with random and mutated bodies: a 201 only for a valid client, never a 5xx', async () => {
     const valid = JSON.stringify({ redirect_uris: ['https://rp.example.com/cb'], client_name: 'Fuzz' });
+    const withNamespaces = JSON.stringify({
+      redirect_uris: ['https://rp.example.com/cb'],
+      account_namespaces: ['eip155', 'solana'],
+    });
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(mutated(valid), anyText),
+        fc.oneof(mutated(valid), anyText, mutated(withNamespaces)),
         contentType,
         fc.constantFrom('/reg', '/REG', '/reg/'),
         async (body, type, path) => {

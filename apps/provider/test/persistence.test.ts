@@ -211,6 +211,8 @@ describe('settings are validated once, at start, naming the variable', () => {
     [{ ETH_RPC_URL: 'not a url' }, /^ETH_RPC_URL:/],
     [{ RPC_URLS: '137' }, /^RPC_URLS:/],
     [{ CHAIN_IDS: '1,abc' }, /^CHAIN_IDS:/],
+    [{ SOLANA_NETWORKS: 'mainnet,localnet' }, /^SOLANA_NETWORKS: must be a comma-separated list of mainnet, devnet, testnet/],
+    [{ SOLANA_NETWORKS: 'solana:mainnet' }, /^SOLANA_NETWORKS:/],
     [{ COOKIE_KEYS: 'short' }, /^COOKIE_KEYS:/],
     [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY:/],
     [{ EMAIL_SCOPE: 'maybe' }, /^EMAIL_SCOPE: must be true or false/],
@@ -231,10 +233,12 @@ describe('settings are validated once, at start, naming the variable', () => {
       profile: 'self-hosted',
       storage: { kind: 'sqlite', path: './data/signet.db' },
       chainIds: [1],
+      solanaNetworks: [],
       trustProxy: false,
       logLevel: 'info',
     });
     expect(loadConfig({ RPC_URLS: '137=https://p.example' }).chainIds).toEqual([1, 137]);
+    expect(loadConfig({ SOLANA_NETWORKS: 'devnet, mainnet,devnet' }).solanaNetworks).toEqual(['devnet', 'mainnet']);
     expect(loadConfig({ PROFILE: 'hosted', ISSUER: 'https://id.example.com' }).issuer).toBe('https://id.example.com/');
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Application B: a stateless JSON API that verifies Sign-In with Ethereum messages; README
- * ("Application B") lists its routes, processing order, messages and status codes.
+ * Application B: a stateless JSON API that verifies Sign-In with Ethereum messages, and Sign In
+ * With Solana ones when SOLANA_NETWORKS names a cluster; README ("Application B") lists its
+ * routes, processing order, messages and status codes.
  */
 import { clientIp, rateLimit } from '@signet/hono-kit';
 import { createRateLimiter } from '@signet/ratelimit';
@@ -15,6 +16,15 @@ import {
   validateSiweTimes,
   verifyContractWalletSignature,
 } from '@signet/siwe';
+import {
+  isSiwsError,
+  parseSiwsMessage,
+  type SiwsMessage,
+  siwsNetwork,
+  validateSiwsFields,
+  validateSiwsTimes,
+  verifySiwsSignature,
+} from '@signet/siws';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
@@ -35,7 +45,7 @@ export const MESSAGES = {
   nonceUsed: 'Invalid nonce: already used',
   nonceNotFound: 'Invalid nonce: not found',
   invalidDomain: (domain: string) => `Invalid domain: ${domain}`,
-  invalidChain: (chainId: number) => `Invalid chain ID: ${chainId}`,
+  invalidChain: (chainId: number | string) => `Invalid chain ID: ${chainId}`,
   expired: 'Message has expired',
   notYetValid: 'Message is not yet valid',
   invalidSignature: 'Invalid signature',
@@ -45,6 +55,9 @@ export const MESSAGES = {
   loggedOut: 'Logged out successfully',
   healthy: 'SIWE backend is running',
 } as const;
+
+const SOLANA_FIRST_LINE = ' wants you to sign in with your Solana account:';
+const isSolanaMessage = (message: string) => message.split('\n', 1)[0]?.endsWith(SOLANA_FIRST_LINE) === true;
 
 /** The 15-minute window of 100 requests per client address. */
 export const RATE_LIMIT = { limit: 100, windowSeconds: 15 * 60 };
@@ -121,9 +134,9 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
     return { message, signature };
   }
 
-  /** Step 3: the nonce exists, is fresh, and is now spent. */
-  async function consumeNonce(parsed: SiweMessage) {
-    const outcome = await nonces.consume(parsed.nonce, now());
+  /** Step 3: the nonce exists, is fresh, and is now spent (a Solana message without one: not found). */
+  async function consumeNonce(parsed: SiweMessage | SiwsMessage) {
+    const outcome = parsed.nonce === undefined ? 'not-found' : await nonces.consume(parsed.nonce, now());
     if (outcome === 'ok') return;
     throw new HttpError(
       400,
@@ -141,13 +154,28 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
     if (!config.chainIds.includes(parsed.chainId)) throw new HttpError(400, MESSAGES.invalidChain(parsed.chainId));
   }
 
-  /** Steps 5-6: expiration and not-before (a message issued in the future is not yet valid either). */
-  function checkTimes(parsed: SiweMessage) {
+  /** Step 4 for a Solana message: the domain allow-list and the network allow-list (SOLANA_NETWORKS). */
+  function checkSolanaDomainAndNetwork(parsed: SiwsMessage) {
     try {
-      validateSiweTimes(parsed, { time: now() });
+      validateSiwsFields(parsed, { domain: config.allowedDomains });
+    } catch {
+      throw new HttpError(400, MESSAGES.invalidDomain(parsed.domain));
+    }
+    const network = parsed.chainId === undefined ? undefined : siwsNetwork(parsed.chainId);
+    if (network === undefined || network === 'localnet' || !config.solanaNetworks.includes(network)) {
+      throw new HttpError(400, MESSAGES.invalidChain(parsed.chainId ?? 'none'));
+    }
+  }
+
+  /** Steps 5-6: expiration and not-before (a message issued in the future is not yet valid either). */
+  function checkTimes(validate: (expect: { time: number }) => unknown) {
+    try {
+      validate({ time: now() });
     } catch (error) {
-      if (isSiweError(error, 'EXPIRED_MESSAGE')) throw new HttpError(400, MESSAGES.expired);
-      throw new HttpError(400, MESSAGES.notYetValid, { details: { type: isSiweError(error) ? error.type : 'INVALID_TIME' } });
+      if (isSiweError(error, 'EXPIRED_MESSAGE') || isSiwsError(error, 'EXPIRED_MESSAGE'))
+        throw new HttpError(400, MESSAGES.expired);
+      const type = isSiweError(error) || isSiwsError(error) ? error.type : 'INVALID_TIME';
+      throw new HttpError(400, MESSAGES.notYetValid, { details: { type } });
     }
   }
 
@@ -159,37 +187,67 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
   /** The spec's outer handler: invalid signature 401, expired 400, anything else 500 "Verification failed" with details. */
   function verificationError(error: unknown): HttpError {
     if (error instanceof HttpError) return error;
-    if (isSiweError(error, 'INVALID_SIGNATURE')) {
-      return new HttpError(401, MESSAGES.invalidSignature, { details: { type: error.type, message: error.message } });
+    const typed = isSiweError(error) || isSiwsError(error) ? error : undefined;
+    if (typed?.type === 'INVALID_SIGNATURE') {
+      return new HttpError(401, MESSAGES.invalidSignature, { details: { type: typed.type, message: typed.message } });
     }
-    if (isSiweError(error, 'EXPIRED_MESSAGE')) return new HttpError(400, MESSAGES.expired);
+    if (typed?.type === 'EXPIRED_MESSAGE') return new HttpError(400, MESSAGES.expired);
     // Details are the library's typed error; a runtime exception's text never leaves the server.
     return new HttpError(500, MESSAGES.verificationFailed, {
       cause: error,
-      details: isSiweError(error) ? { type: error.type, message: error.message } : { type: 'INTERNAL_ERROR' },
+      details: typed ? { type: typed.type, message: typed.message } : { type: 'INTERNAL_ERROR' },
     });
+  }
+
+  /** Steps 2-7 for an EIP-4361 message. */
+  async function verifyEthereum(message: string, signature: string) {
+    const parsed = parseSiweMessage(message); // step 2
+    await consumeNonce(parsed);
+    checkDomainAndChain(parsed);
+    checkTimes((expect) => validateSiweTimes(parsed, expect));
+    await checkSignature(parsed, message, signature);
+    return {
+      claims: { address: parsed.address, chainId: parsed.chainId, namespace: 'eip155' as const },
+      user: {
+        namespace: 'eip155' as const,
+        address: parsed.address,
+        domain: parsed.domain,
+        chainId: parsed.chainId,
+        issuedAt: parsed.issuedAt,
+        expirationTime: parsed.expirationTime ?? null,
+      },
+    };
+  }
+
+  /** Steps 2-7 for a Sign In With Solana message, in the same order; the signature is Ed25519, offline. */
+  async function verifySolana(message: string, signature: string) {
+    const parsed = parseSiwsMessage(message); // step 2
+    await consumeNonce(parsed);
+    checkSolanaDomainAndNetwork(parsed);
+    checkTimes((expect) => validateSiwsTimes(parsed, expect));
+    verifySiwsSignature({ message, signature });
+    const chainId = parsed.chainId as string;
+    return {
+      claims: { address: parsed.address, chainId, namespace: 'solana' as const },
+      user: {
+        namespace: 'solana' as const,
+        address: parsed.address,
+        domain: parsed.domain,
+        chainId,
+        issuedAt: parsed.issuedAt ?? null,
+        expirationTime: parsed.expirationTime ?? null,
+      },
+    };
   }
 
   app.post('/auth/verify', async (c) => {
     const { message, signature } = await readInput(c);
     try {
-      const parsed = parseSiweMessage(message); // step 2
-      await consumeNonce(parsed);
-      checkDomainAndChain(parsed);
-      checkTimes(parsed);
-      await checkSignature(parsed, message, signature);
-      return c.json({
-        success: true,
-        token: await tokens.issue({ address: parsed.address, chainId: parsed.chainId }),
-        user: {
-          address: parsed.address,
-          domain: parsed.domain,
-          chainId: parsed.chainId,
-          issuedAt: parsed.issuedAt,
-          expirationTime: parsed.expirationTime ?? null,
-        },
-        message: MESSAGES.authenticated,
-      });
+      // The first line names the kind of account: "… with your Solana account:" is Sign In With Solana.
+      const { claims, user } = isSolanaMessage(message)
+        ? await verifySolana(message, signature)
+        : await verifyEthereum(message, signature);
+      return c.json({ success: true, token: await tokens.issue(claims), user, message: MESSAGES.authenticated });
     } catch (error) {
       throw verificationError(error);
     }

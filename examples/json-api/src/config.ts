@@ -6,6 +6,7 @@ import {
   type Env,
   int,
   listenHost,
+  listOf,
   oneOf,
   readRpcUrls,
   readSettings,
@@ -14,6 +15,7 @@ import {
   secret,
   text,
 } from '@signet/settings';
+import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws';
 
 export { SettingsError };
 
@@ -31,6 +33,8 @@ export type JsonApiConfig = {
   signatureVerifiers: Record<number, `0x${string}`>;
   /** Chains a message may name (CHAIN_IDS; default 1 and the chains of RPC_URLS). */
   chainIds: number[];
+  /** Solana clusters a Sign In With Solana message may name (SOLANA_NETWORKS; empty: none, the default). */
+  solanaNetworks: SolanaNetwork[];
   /** Signs the access tokens /auth/verify returns (TOKEN_SECRET; generated per process outside production). */
   tokenSecret: string;
   redisUrl?: string;
@@ -52,6 +56,7 @@ const schema = {
   REDIS_URL: text(),
   TRUST_PROXY: bool(),
   CHAIN_IDS: chainIds(),
+  SOLANA_NETWORKS: listOf(SOLANA_NETWORKS),
   TOKEN_SECRET: secret(32, { optional: true }),
 };
 
@@ -92,6 +97,7 @@ export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
     environment: s.NODE_ENV,
     allowedDomains,
     chainIds: s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])],
+    solanaNetworks: s.SOLANA_NETWORKS,
     tokenSecret: s.TOKEN_SECRET ?? randomBytes(32).toString('base64url'),
     frontendOrigins,
     rpcUrls,

@@ -10,8 +10,11 @@ import { HttpError } from './errors.ts';
 
 const ADDRESS = /^0x[a-fA-F0-9]{40}$/;
 
-/** What an access token says: the signed-in address and its chain. */
-export type TokenClaims = { address: string; chainId: number };
+/**
+ * What an access token says: the signed-in address and its chain (an EIP-155 chain id, or a
+ * Solana message's Chain ID such as `mainnet`), and the kind of account.
+ */
+export type TokenClaims = { address: string; chainId: number | string; namespace?: 'eip155' | 'solana' };
 
 /** Access tokens live one hour. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
@@ -25,9 +28,9 @@ const ISSUER = 'signet-json-api';
  */
 export function createTokens({ secret, now = Date.now }: { secret: string; now?: () => number }) {
   const key = new TextEncoder().encode(secret);
-  const issue = ({ address, chainId }: TokenClaims) => {
+  const issue = ({ address, chainId, namespace = 'eip155' }: TokenClaims) => {
     const iat = Math.floor(now() / 1000);
-    return new SignJWT({ chainId })
+    return new SignJWT({ chainId, namespace })
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
       .setIssuer(ISSUER)
       .setAudience(ISSUER)
@@ -48,8 +51,10 @@ export function createTokens({ secret, now = Date.now }: { secret: string; now?:
         audience: ISSUER,
         currentDate: new Date(now()),
       });
-      if (typeof payload.sub !== 'string' || typeof payload.chainId !== 'number') throw new Error('claims');
-      c.set('auth', { address: payload.sub, chainId: payload.chainId });
+      const { sub, chainId, namespace = 'eip155' } = payload as { sub?: unknown; chainId?: unknown; namespace?: unknown };
+      if (typeof sub !== 'string' || (typeof chainId !== 'number' && typeof chainId !== 'string')) throw new Error('claims');
+      if (namespace !== 'eip155' && namespace !== 'solana') throw new Error('claims');
+      c.set('auth', { address: sub, chainId, namespace });
     } catch {
       throw new HttpError(401, 'Invalid authorization token');
     }

@@ -121,6 +121,7 @@ describe('application B: routes, order, messages and statuses', () => {
       success: true,
       token: expect.any(String),
       user: {
+        namespace: 'eip155',
         address: account.address,
         domain: 'localhost:3003',
         chainId: 1,
@@ -439,7 +440,7 @@ describe('application B: hostile input and the checks the review asked for', () 
     expect(token.split('.')).toHaveLength(3);
     const me = await b.app.request('/auth/me', { headers: { authorization: `Bearer ${token}` } });
     expect(me.status).toBe(200);
-    expect(await me.json()).toEqual({ success: true, user: { address: account.address, chainId: 1 } });
+    expect(await me.json()).toEqual({ success: true, user: { address: account.address, chainId: 1, namespace: 'eip155' } });
     const madeUp = await b.app.request('/auth/me', { headers: { authorization: 'Bearer 0123456789abcdef' } });
     expect(madeUp.status).toBe(401);
     expect((await madeUp.json()).error.message).toBe('Invalid authorization token');

@@ -111,6 +111,23 @@ export const list = () =>
           .filter(Boolean),
   );
 
+/**
+ * A comma-separated list of values from `values` (`mainnet,devnet`), de-duplicated, in the order
+ * given; unset or empty is `[]`. Any other value is refused, naming the allowed ones.
+ */
+export const listOf = <T extends string>(values: readonly T[]) =>
+  list().transform((items, ctx) => {
+    const unknown = items.find((item) => !(values as readonly string[]).includes(item));
+    if (unknown !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a comma-separated list of ${values.join(', ')} (${JSON.stringify(unknown)} is not one)`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(items as T[])];
+  });
+
 /** A comma-separated list of EIP-155 chain ids (`1,10,137`), de-duplicated; undefined when unset. */
 export const chainIds = () =>
   text().transform((value, ctx) => {

@@ -5,6 +5,7 @@ import {
   int,
   list,
   listenHost,
+  listOf,
   oneOf,
   readRpcUrls,
   readSettings,
@@ -22,6 +23,7 @@ const shape = {
   SESSION_SECRET: secret(32),
   NAME: textOr('Example'),
   ITEMS: list(),
+  NETWORKS: listOf(['mainnet', 'devnet', 'testnet'] as const),
 };
 
 describe('readSettings', () => {
@@ -34,13 +36,22 @@ describe('readSettings', () => {
       SESSION_SECRET: 'x'.repeat(32),
       NAME: 'Example',
       ITEMS: ['a', 'b', 'c'],
+      NETWORKS: [],
     });
+    expect(readSettings(shape, { SESSION_SECRET: 'x'.repeat(32), NETWORKS: ' devnet,mainnet, devnet ' }).NETWORKS).toEqual([
+      'devnet',
+      'mainnet',
+    ]);
   });
 
   it.each([
     [{ PORT: '0' }, /^PORT: must be a whole number from 1 to 65535 \(got "0"\)$/],
     [{ DEBUG: 'maybe' }, /^DEBUG: must be true or false/],
     [{ MODE: 'c' }, /^MODE: must be one of a, b/],
+    [
+      { NETWORKS: 'mainnet,localnet' },
+      /^NETWORKS: must be a comma-separated list of mainnet, devnet, testnet \("localnet" is not one\)/,
+    ],
     [{ SITE: 'mailto:x@example.com' }, /^SITE: must be an absolute http\(s\) URL/],
     [{}, /^SESSION_SECRET: is required/],
   ])('names the variable for %j', (env, message) => {

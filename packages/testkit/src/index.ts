@@ -3,6 +3,13 @@ export { anyText, contentType, mutated, printable } from './fuzz.ts';
 export { insecure, pkceAuthorization, registerPublicClient, TEST_REDIRECT_URI } from './oidc.ts';
 export { freePort, listeningAddresses, waitForListener } from './ports.ts';
 export { startTestProvider, type TestProvider } from './provider.ts';
+export {
+  type SolanaKeypair,
+  type SolanaSignInOptions,
+  solanaKeypair,
+  solanaMessageFor,
+  solanaSignIn,
+} from './solana.ts';
 export { selfSignedCertificate } from './tls.ts';
 export {
   followToClient,

@@ -4,6 +4,7 @@
  * (the claims keep it for clients that asked for the `siwe` scope).
  */
 import { parseSiweMessage } from '@signet/siwe';
+import { parseSiwsMessage, siwsNetwork, solanaAccountId } from '@signet/siws/message';
 import type { Context } from 'koa';
 import type { HttpError } from '../errors.ts';
 import { type AuditLog, requestFields } from '../observability/audit.ts';
@@ -31,6 +32,23 @@ export function auditSignIn(
   });
 }
 
+/** The account a refused message names (Ethereum or Solana), when it parses: a claim, not a proof. */
+function claimedAccount(message: string): string | undefined {
+  try {
+    const { chainId, address } = parseSiweMessage(message);
+    return `eip155:${chainId}:${address}`;
+  } catch {
+    // not an EIP-4361 message
+  }
+  try {
+    const { chainId, address } = parseSiwsMessage(message);
+    const network = chainId === undefined ? undefined : siwsNetwork(chainId);
+    return network === undefined || network === 'localnet' ? undefined : solanaAccountId(network, address);
+  } catch {
+    return undefined; // unparsable: no account to name
+  }
+}
+
 /** How far a sign-in got before it was refused: once the signature verified, its account and method are proven. */
 export type SignInProgress = { verified?: { account: string; method: string } };
 
@@ -44,17 +62,10 @@ export function auditRefusal(
   if (!audit.enabled) return;
   // Before the signature verified: the account the message names, when it parses (a refused
   // message may name anyone's), marked as not verified.
-  let claimed: { address?: string; chainId?: number } = {};
-  try {
-    if (!attempt.verified && attempt.message !== undefined) claimed = parseSiweMessage(attempt.message);
-  } catch {
-    // unparsable: no account to name
-  }
+  const claimed = !attempt.verified && attempt.message !== undefined ? claimedAccount(attempt.message) : undefined;
   audit.write('sign_in.refused', {
     client_id: loaded ? String(loaded.interaction.params.client_id) : undefined,
-    account:
-      attempt.verified?.account ??
-      (claimed.address && claimed.chainId !== undefined ? `eip155:${claimed.chainId}:${claimed.address}` : undefined),
+    account: attempt.verified?.account ?? claimed,
     account_verified: attempt.verified !== undefined,
     method: attempt.verified?.method,
     uid: ctx.params?.uid,

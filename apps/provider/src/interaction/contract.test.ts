@@ -14,6 +14,7 @@ const details: InteractionDetails = {
   resources: ['https://shop.example/callback'],
   redirectHost: 'shop.example',
   chainIds: [1, 10],
+  namespaces: ['eip155'],
   issuedAfter: new Date(started).toISOString(),
   expiresAt: new Date(started + 600_000).toISOString(),
   serverTime: new Date(started).toISOString(),

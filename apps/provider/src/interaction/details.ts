@@ -1,13 +1,15 @@
 /**
  * What the wallet page (and any outside client of the interaction contract) needs to build
- * the EIP-4361 message: exactly the values the provider will check.
+ * the EIP-4361 message (or the Sign In With Solana one): exactly the values the provider will check.
  */
 
+import type { SolanaNetwork } from '@signet/siws/message';
 import type { ClientFields } from '../clients.ts';
 import type { Config } from '../config.ts';
 import { type AccessConditions, requirementsOf } from '../onchain/access.ts';
 import { type EmailSources, emailSourcesOf } from '../relying-party/email.ts';
 import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
+import { type AccountNamespace, namespacesFor } from './namespaces.ts';
 
 export type InteractionClient = {
   client_id: string;
@@ -28,6 +30,13 @@ export type InteractionDetails = {
   /** host[:port] of the redirect URI: where the person lands after signing (the one thing about the client the provider knows for sure). */
   redirectHost: string;
   chainIds: number[];
+  /**
+   * The kinds of account (CAIP-2 namespaces) that may sign in here: `eip155` (Ethereum, an
+   * EIP-4361 message) and, when the provider offers it and the client allows it, `solana`.
+   */
+  namespaces: AccountNamespace[];
+  /** With `solana` in `namespaces`: the clusters a Sign In With Solana message may name (its `Chain ID`). */
+  solanaNetworks?: SolanaNetwork[];
   /** The message's issuedAt must not be before this (the sign-in's start). */
   issuedAfter: string;
   expiresAt: string;
@@ -91,12 +100,16 @@ export function clientView(clientId: string, m: ClientFields): InteractionClient
 }
 
 export function buildDetails(
-  config: Pick<Config, 'domain' | 'origin' | 'chainIds' | 'statement' | 'walletConnectProjectId' | 'profile' | 'emailScope'>,
+  config: Pick<
+    Config,
+    'domain' | 'origin' | 'chainIds' | 'solanaNetworks' | 'statement' | 'walletConnectProjectId' | 'profile' | 'emailScope'
+  >,
   interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
   client: InteractionClient,
   conditions?: AccessConditions,
   fields: ClientFields = {},
 ): InteractionDetails {
+  const namespaces = namespacesFor(config, fields);
   // Values the profile does not support are dropped here as at registration and refresh.
   const scope = supportedScope(interaction.params.scope, scopesSupportedBy(config)) ?? 'openid';
   const scopes = scope.split(' ').filter(Boolean);
@@ -110,6 +123,8 @@ export function buildDetails(
     resources: [String(interaction.params.redirect_uri)],
     redirectHost: hostOf(String(interaction.params.redirect_uri)),
     chainIds: config.chainIds,
+    namespaces,
+    ...(namespaces.includes('solana') ? { solanaNetworks: config.solanaNetworks } : {}),
     issuedAfter: new Date(interaction.iat * 1000).toISOString(),
     expiresAt: new Date(interaction.exp * 1000).toISOString(),
     serverTime: new Date().toISOString(),

@@ -6,6 +6,7 @@
 import { type Html, html, layout, raw } from '../html.ts';
 import type { Services } from '../services.ts';
 import type { InteractionClient, InteractionDetails } from './details.ts';
+import { type AccountNamespace, accountKinds } from './namespaces.ts';
 
 const SCOPE_WORDS: Record<string, string> = {
   openid: 'your Ethereum address (as your account id)',
@@ -14,14 +15,20 @@ const SCOPE_WORDS: Record<string, string> = {
   offline_access: 'access while you are away (a refresh token)',
 };
 
-export const describeScope = (scope: string) => SCOPE_WORDS[scope] ?? scope;
+/** The scope in words; the account id names the kinds of account this sign-in takes (Ethereum, Solana). */
+export const describeScope = (scope: string, namespaces: readonly AccountNamespace[] = ['eip155']) =>
+  scope === 'openid' && (namespaces.length !== 1 || namespaces[0] !== 'eip155')
+    ? `your ${accountKinds(namespaces)} address (as your account id)`
+    : (SCOPE_WORDS[scope] ?? scope);
 
 /** What the email scope shares with this client, in words; undefined when it shares nothing. */
-function describeEmail(email: InteractionDetails['email']): string | undefined {
+function describeEmail(email: InteractionDetails['email'], namespaces: readonly AccountNamespace[]): string | undefined {
   if (!email) return undefined;
-  const synthetic = email.syntheticDomain
-    ? `an address made from your Ethereum address, 0x…@${email.syntheticDomain} (not a mailbox)`
-    : undefined;
+  const synthetic = !email.syntheticDomain
+    ? undefined
+    : namespaces.includes('solana')
+      ? `an address made from your account's address, …@${email.syntheticDomain} (not a mailbox)`
+      : `an address made from your Ethereum address, 0x…@${email.syntheticDomain} (not a mailbox)`;
   if (!email.ens) return `an email address: ${synthetic}`;
   return synthetic
     ? `an email address: the one in your ENS profile if you set one (unverified), otherwise ${synthetic}`
@@ -31,7 +38,7 @@ function describeEmail(email: InteractionDetails['email']): string | undefined {
 /** The page's list of what the client will receive. */
 const receivedWords = (details: InteractionDetails) =>
   details.scopes.flatMap((scope) => {
-    const words = scope === 'email' ? describeEmail(details.email) : describeScope(scope);
+    const words = scope === 'email' ? describeEmail(details.email, details.namespaces) : describeScope(scope, details.namespaces);
     return words ? [words] : [];
   });
 
@@ -53,6 +60,10 @@ const ERROR_WORDS: Record<string, string> = {
   INTERACTION_COMPLETED: 'You already signed in here. Go back to the site.',
   INTERACTION_COOKIE_MISSING:
     'This page must be opened from the site that sent you here (your browser did not send its sign-in cookie).',
+  NAMESPACE_NOT_ALLOWED: 'This site does not take this kind of account. Sign in with another wallet.',
+  WRONG_NAMESPACE: 'The message is for a kind of account this sign-in does not take. Sign in with another wallet.',
+  MESSAGE_MISMATCH: 'Your wallet signed a different message than the one this page gave it. Sign again, or use another wallet.',
+  MISSING_FIELD: 'The signed message leaves out part of what this sign-in asked for. Sign again.',
 };
 
 export const describeError = (code: string, fallback: string) =>
@@ -78,7 +89,12 @@ const siteOf = (client: InteractionClient | undefined, redirectUri?: string): st
   return undefined;
 };
 
-function clientHeader(client: InteractionClient, domain: string, redirectHost: string): Html {
+function clientHeader(
+  client: InteractionClient,
+  domain: string,
+  redirectHost: string,
+  namespaces: readonly AccountNamespace[] = ['eip155'],
+): Html {
   const name = client.client_name ?? client.client_id;
   let claimedHost: string | undefined;
   try {
@@ -89,7 +105,7 @@ function clientHeader(client: InteractionClient, domain: string, redirectHost: s
   return html`<header class="who">
   <img class="logo" src="/logo/${encodeURIComponent(client.client_id)}" alt="" width="56" height="56">
   <div>
-    <h1 id="title"><span class="client-name">${name}</span> wants you to sign in with Ethereum</h1>
+    <h1 id="title"><span class="client-name">${name}</span> wants you to sign in with ${accountKinds(namespaces)}</h1>
     <p class="muted">through <strong>${domain}</strong>${client.client_uri && claimedHost ? html` · <a href="${client.client_uri}" rel="noopener noreferrer" target="_blank">${claimedHost}</a>` : ''}</p>
     <p class="destination">After you sign, you will be sent to <strong class="redirect-host">${redirectHost}</strong></p>
     ${
@@ -119,7 +135,7 @@ export function renderInteractionPage(services: Pick<Services, 'config' | 'asset
   }
   const { client } = details;
   const body = html`<main class="card" aria-labelledby="title">
-  ${clientHeader(client, details.domain, details.redirectHost)}
+  ${clientHeader(client, details.domain, details.redirectHost, details.namespaces)}
   ${
     details.requires
       ? html`<section class="requires" aria-labelledby="requires-title">

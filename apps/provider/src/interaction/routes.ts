@@ -2,6 +2,7 @@
  * The SIWE interaction (docs/ARCHITECTURE.md, "The interaction contract"):
  *   GET  /interaction/:uid          the wallet page (HTML) or the details (JSON)
  *   POST /interaction/:uid          { message, signature } as JSON or form → 303 onward
+ *                                   (an EIP-4361 message, or a Sign In With Solana one)
  *   POST /interaction/:uid/abort    → access_denied at the client
  * The signature is the consent: a verified signature finishes both the login and the
  * consent prompt, creating the grant for exactly the scopes the client asked for.
@@ -9,16 +10,19 @@
 import type Router from '@koa/router';
 import { verifySiwe } from '@signet/siwe';
 import type { Context } from 'koa';
-import { accountIdOf, saveSignIn } from '../account.ts';
+import { accountIdOf, type SignInRecord, saveSignIn } from '../account.ts';
+import { clientFields } from '../clients.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { TTL } from '../oidc.ts';
 import type { EnsProfile } from '../onchain/names/index.ts';
 import { chainIndependent, markExternallyOwned } from '../relying-party/subject.ts';
 import type { Services } from '../services.ts';
+import { verifySolanaSignIn } from '../solana/verify.ts';
 import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
 import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
+import { acceptedNamespace } from './namespaces.ts';
 import { renderInteractionPage } from './page.ts';
 
 const wantsJson = (ctx: Context) => ctx.accepts('html', 'json') === 'json';
@@ -77,18 +81,17 @@ export function interactionRoutes(router: Router, services: Services) {
     services.security.pageHeaders(ctx, loaded.details.resources[0]);
   });
 
-  /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
-  async function signIn(
-    ctx: Context,
+  type SignedBody = { message: string; signature: string };
+  type Signer = Omit<SignInRecord, 'signedInAt'>;
+
+  /** An Ethereum signer: verified (offline for an EOA), then a gated client's holdings and the ENS name, at once. */
+  async function ethereumSigner(
     loaded: LoadedInteraction,
-    body: { message: string; signature: string },
+    body: SignedBody,
+    started: number,
     progress: SignInProgress,
-  ) {
-    const started = performance.now();
-    const { interaction, details, oidcClient } = loaded;
-    if (interaction.result && 'login' in interaction.result) {
-      throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
-    }
+  ): Promise<Signer> {
+    const { details, oidcClient } = loaded;
     const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
       const result = await verifySiwe({
         message: body.message,
@@ -120,39 +123,68 @@ export function interactionRoutes(router: Router, services: Services) {
     // A chain-independent client may name this account without its chain: only an EOA's key
     // controls the address on every chain (relying-party/subject.ts).
     if (verified.method === 'eoa' && chainIndependent(oidcClient)) await markExternallyOwned(store, verified.address);
+    return {
+      accountId,
+      address: verified.address,
+      chainId: verified.chainId,
+      message: body.message,
+      signature: body.signature,
+      method: verified.method,
+      ensName: profile.name,
+      avatar: profile.avatar,
+      email: profile.email,
+    };
+  }
+
+  /** A Solana signer: verified offline (solana/verify.ts); no name, no holdings, no RPC call. */
+  async function solanaSigner(
+    loaded: LoadedInteraction,
+    body: SignedBody,
+    started: number,
+    progress: SignInProgress,
+  ): Promise<Signer> {
+    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
+      const result = verifySolanaSignIn(body, loaded.details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 });
+      span.set('signet.siwe.method', result.method);
+      span.set('signet.solana.network', result.network);
+      return result;
+    });
+    metrics.verification(performance.now() - started, verified.method);
+    progress.verified = { account: verified.accountId, method: verified.method };
+    return verified;
+  }
+
+  /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
+  async function signIn(ctx: Context, loaded: LoadedInteraction, body: SignedBody, progress: SignInProgress) {
+    const started = performance.now();
+    const { interaction, details, oidcClient } = loaded;
+    if (interaction.result && 'login' in interaction.result) {
+      throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
+    }
+    // The message's first line names its kind of account; one this sign-in does not take is refused unchecked.
+    const namespace = acceptedNamespace(body.message, details.namespaces, config, clientFields(oidcClient));
+    const signer =
+      namespace === 'solana'
+        ? await solanaSigner(loaded, body, started, progress)
+        : await ethereumSigner(loaded, body, started, progress);
+    const { accountId, method } = signer;
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
       const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
       // What the client asked for, less what the profile does not support (as the details show it).
       grant.addOIDCScope(details.scopes.join(' ') || 'openid');
       const grantId = await grant.save();
-      await saveSignIn(
-        store,
-        grantId,
-        {
-          accountId,
-          address: verified.address,
-          chainId: verified.chainId,
-          message: body.message,
-          signature: body.signature,
-          method: verified.method,
-          ensName: profile.name,
-          avatar: profile.avatar,
-          email: profile.email,
-          signedInAt: Date.now(),
-        },
-        TTL.Grant,
-      );
+      await saveSignIn(store, grantId, { ...signer, signedInAt: Date.now() }, TTL.Grant);
       // The client has now been used (once per client and process it costs a write).
       await services.clients.usage.recordSignIn(String(interaction.params.client_id));
       return { login: { accountId, remember: true }, consent: { grantId } };
     });
-    metrics.signIn('success', verified.method);
+    metrics.signIn('success', method);
     logger.info(
-      { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method: verified.method, ens: profile.name },
+      { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method, ens: signer.ensName },
       'sign-in verified',
     );
-    auditSignIn(services.audit, ctx, loaded, { account: accountId, method: verified.method, ens: profile.name });
+    auditSignIn(services.audit, ctx, loaded, { account: accountId, method, ens: signer.ensName });
     return returnTo;
   }
 

@@ -5,7 +5,7 @@
  * the same gas cap as every eth_call Signet makes. A contract wallet's holdings count only on
  * the chain it signed in with: the same address on another chain may be someone else's.
  */
-import { type ChainRegistry, classifyCallError, ETH_CALL_GAS_CAP, type SiweVerificationMethod } from '@signet/siwe';
+import { type ChainRegistry, classifyCallError, ETH_CALL_GAS_CAP } from '@signet/siwe';
 import {
   type Address,
   decodeFunctionResult,
@@ -19,7 +19,7 @@ import {
   parseAbi,
 } from 'viem';
 import { z } from 'zod';
-import { parseAccountId } from '../account.ts';
+import { parseAccountId, type SignInMethod } from '../account.ts';
 import { clientFields } from '../clients.ts';
 
 /** The most conditions one client may declare. */
@@ -90,6 +90,12 @@ export function describeCondition(condition: AccessCondition): string {
 /** The `requires` list of interaction details: one description per condition. */
 export function requirementsOf(conditions: AccessConditions): string[] {
   return conditions.conditions.map(describeCondition);
+}
+
+/** Why an account that is not an Ethereum account (a Solana one) cannot enter a gated client. */
+export function notEthereumReason(conditions: AccessConditions): string {
+  const words = requirementsOf(conditions).join(conditions.match === 'all' ? '; and ' : '; or ');
+  return `this site admits only holders of ${words}: holdings on Ethereum chains, which a Solana account cannot have; sign in with an Ethereum account`;
 }
 
 export class AccessRpcError extends Error {
@@ -288,15 +294,17 @@ export type AccessGate = {
   /**
    * Resolves when the client declares no conditions or the account meets them; throws
    * AccessDeniedError when it does not, AccessRpcError when a chain cannot be asked.
-   * An ungated client costs nothing (no RPC call). `method` is how the account signed in:
+   * An ungated client costs nothing (no RPC call). `holder` is the account's address (undefined
+   * for an account that is not an Ethereum one, which a gated client refuses unasked). `method`
+   * is how the account signed in:
    * anything but `'eoa'` (a contract wallet, or unknown) counts holdings only on the chain of
    * `accountId`.
    */
   enforce(
     client: { clientId: string },
     accountId: string,
-    holder: Address,
-    method: SiweVerificationMethod | undefined,
+    holder: Address | undefined,
+    method: SignInMethod | undefined,
   ): Promise<void>;
 };
 
@@ -310,14 +318,18 @@ export function createAccessGate(options: { chains: ChainRegistry; timeoutMs: nu
     async enforce(client, accountId, holder, method) {
       const conditions = accessConditionsOf(clientFields(client));
       if (!conditions) return;
+      // Conditions are holdings on Ethereum chains: any other account (Solana) is refused unasked.
+      const account = parseAccountId(accountId);
+      if (!account) throw new AccessDeniedError(notEthereumReason(conditions), conditions.conditions);
       const eoa = method === 'eoa';
       const key = `${client.clientId}\0${accountId}\0${eoa ? 'eoa' : 'contract'}`;
       const now = Date.now();
       if ((metUntil.get(key) ?? 0) > now) return;
       metUntil.delete(key);
-      // Not an account id at all: chain 0, on which nothing counts.
-      const onlyChainId = eoa ? undefined : (parseAccountId(accountId)?.chainId ?? 0);
-      const result = await checkAccess(options.chains, conditions, holder, options.timeoutMs, { onlyChainId });
+      const onlyChainId = eoa ? undefined : account.chainId;
+      const result = await checkAccess(options.chains, conditions, holder ?? account.address, options.timeoutMs, {
+        onlyChainId,
+      });
       if (!result.met) throw new AccessDeniedError(result.reason, result.unmet);
       if (options.cacheSeconds > 0) {
         if (metUntil.size >= 10_000) metUntil.clear();

@@ -6,7 +6,8 @@
  * - `ens_email: true` — the `email` text record of the user's ENS primary name, when there is
  *   one (read at sign-in with the name and avatar, onchain/names). Whoever owns the name writes
  *   it and nobody checks it: `email_verified` is false.
- * - `synthetic_email_domain: "<domain>"` — `<address in lower case>@<domain>`, when there is no
+ * - `synthetic_email_domain: "<domain>"` — `<address in lower case>@<domain>` (a Solana address:
+ *   the hex of its 32 bytes, since base58 is case-sensitive), when there is no
  *   ENS address (or the client did not ask for one). Only the operator sets it (CLIENTS_FILE or
  *   `signet clients add`): it is refused at dynamic registration and cannot be changed through
  *   client management. The address is never verified and reaches no mailbox unless the operator
@@ -15,7 +16,9 @@
  * A client without either gets no email claim even with the scope; the wallet page says what
  * will be shared before the person signs.
  */
+import { isSolanaAddress } from '@signet/siws/message';
 import { errors } from 'oidc-provider';
+import { solanaAddressHex } from '../solana/account.ts';
 
 /** What a client opted in to. */
 export type EmailSources = { ens: boolean; syntheticDomain?: string };
@@ -29,6 +32,12 @@ export function emailSourcesOf(client: object | undefined): EmailSources | undef
   return ens || syntheticDomain ? { ens, ...(syntheticDomain ? { syntheticDomain } : {}) } : undefined;
 }
 
+/**
+ * The local part of a synthetic address: an Ethereum address in lower case; a Solana address
+ * (base58, where case matters) as the hex of its 32 bytes, so two accounts never share one.
+ */
+const mailboxOf = (address: string) => (isSolanaAddress(address) ? solanaAddressHex(address) : address.toLowerCase());
+
 /** The email claims for a sign-in, or none. */
 export function emailClaims(
   sources: EmailSources | undefined,
@@ -37,7 +46,7 @@ export function emailClaims(
   if (!sources || !signIn) return undefined;
   const email =
     (sources.ens ? signIn.email : undefined) ??
-    (sources.syntheticDomain ? `${signIn.address.toLowerCase()}@${sources.syntheticDomain}` : undefined);
+    (sources.syntheticDomain ? `${mailboxOf(signIn.address)}@${sources.syntheticDomain}` : undefined);
   return email ? { email, email_verified: false } : undefined;
 }
 

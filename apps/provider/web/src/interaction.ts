@@ -3,8 +3,11 @@
  * window.ethereum), asks the chosen one for an account, builds the EIP-4361 message from the
  * interaction details exactly as the provider will check them, asks for a personal_sign
  * signature, and posts message + signature with the page's form (the provider answers 303
- * onward, or this page again with the error).
+ * onward, or this page again with the error). When the sign-in takes Solana accounts, Solana
+ * wallets (Wallet Standard) join the same list; their code (solana.ts) loads when one is picked.
  */
+import { getWallets } from '@wallet-standard/app';
+import type { Wallet } from '@wallet-standard/base';
 import { getAddress } from 'viem/utils';
 import { messageFromDetails } from '../../src/interaction/contract.ts';
 import type { InteractionDetails } from '../../src/interaction/details.ts';
@@ -16,7 +19,10 @@ type Eip1193Provider = {
   request(args: { method: string; params?: unknown[] }): Promise<unknown>;
 };
 
-type WalletChoice = { id: string; name: string; icon?: string; provider: Eip1193Provider };
+type WalletChoice = { id: string; name: string; icon?: string } & (
+  | { kind: 'eip155'; provider: Eip1193Provider }
+  | { kind: 'solana'; wallet: Wallet }
+);
 
 type ProviderError = { code?: number; message?: string };
 
@@ -26,6 +32,8 @@ const details = JSON.parse($('interaction-details')?.textContent ?? '{}') as Det
 const status = $('status');
 const walletsSection = $('wallets');
 const clientName = details.client?.client_name ?? 'the site';
+// Details from a provider before Solana carry no namespaces: Ethereum only.
+const namespaces = details.namespaces ?? ['eip155'];
 // How far this browser's clock is from the provider's, so issuedAt is in the provider's time.
 const clockOffset = details.serverTime ? Date.parse(details.serverTime) - Date.now() : 0;
 
@@ -54,7 +62,12 @@ function say(text: string, kind: 'info' | 'error' | 'busy' = 'info', action?: { 
 
 function explain(error: unknown): string {
   const { code, message } = (error ?? {}) as ProviderError;
-  if (code === 4001) return 'You declined the request in your wallet. Nothing was signed.';
+  if ((error as Error | undefined)?.name === 'ChangedMessageError') {
+    return 'Your wallet signed a different message than the one this page gave it, so nothing was sent. Try again, or use another wallet.';
+  }
+  // EIP-1193 wallets say 4001; Wallet Standard wallets have no code of their own, only words.
+  if (code === 4001 || /\b(reject|declin|denied|cancel)/i.test(message ?? ''))
+    return 'You declined the request in your wallet. Nothing was signed.';
   if (code === 4100) return 'Your wallet did not allow this site to ask for your account. Unlock it and try again.';
   if (code === -32002) return 'Your wallet already has a request open. Finish or close it in the wallet, then try again.';
   return `Your wallet reported a problem: ${message ?? String(error)}`;
@@ -89,9 +102,33 @@ async function ensureAllowedChain(provider: Eip1193Provider): Promise<number | u
   return undefined;
 }
 
+function showMessage(message: string) {
+  const preview = $('message-preview');
+  const text = $('message-text');
+  if (preview && text) {
+    text.textContent = message;
+    preview.hidden = false;
+  }
+}
+
+function submit(message: string, signature: string) {
+  say('Verifying your signature…', 'busy');
+  ($('field-message') as HTMLInputElement).value = message;
+  ($('field-signature') as HTMLInputElement).value = signature;
+  ($('signin') as HTMLFormElement | null)?.submit();
+}
+
+async function signInWithSolana(wallet: Wallet, name: string) {
+  say(`Check the message in ${name} and sign it.`, 'busy');
+  const { signWithSolana } = await import('./solana.ts');
+  const signed = await signWithSolana(wallet, details, { now: Date.now() + clockOffset, show: showMessage });
+  submit(signed.message, signed.signature);
+}
+
 async function signIn(wallet: WalletChoice) {
   setBusy(true);
   try {
+    if (wallet.kind === 'solana') return await signInWithSolana(wallet.wallet, wallet.name);
     say(`Asking ${wallet.name} for your account…`, 'busy');
     const accounts = (await wallet.provider.request({ method: 'eth_requestAccounts' })) as string[];
     if (!accounts?.[0]) throw new Error('the wallet returned no account');
@@ -100,20 +137,10 @@ async function signIn(wallet: WalletChoice) {
     if (chainId === undefined) return;
 
     const message = messageFromDetails(details, { address, chainId, now: Date.now() + clockOffset });
-    const preview = $('message-preview');
-    const text = $('message-text');
-    if (preview && text) {
-      text.textContent = message;
-      preview.hidden = false;
-    }
+    showMessage(message);
     say(`Check the message in ${wallet.name} and sign it.`, 'busy');
     const signature = (await wallet.provider.request({ method: 'personal_sign', params: [toHex(message), address] })) as string;
-
-    say('Verifying your signature…', 'busy');
-    const form = $('signin') as HTMLFormElement | null;
-    ($('field-message') as HTMLInputElement).value = message;
-    ($('field-signature') as HTMLInputElement).value = signature;
-    form?.submit();
+    submit(message, signature);
   } catch (error) {
     say(explain(error), 'error', { label: 'Try again', run: () => signIn(wallet) });
   } finally {
@@ -133,9 +160,15 @@ function renderWallets(wallets: WalletChoice[]) {
   if (wallets.length === 0) {
     const p = document.createElement('p');
     p.className = 'no-wallet';
-    p.append('No Ethereum wallet was found in this browser. ');
+    if (namespaces.length === 0) {
+      p.append(`${clientName} takes no kind of account this sign-in service offers now. Go back to the site.`);
+      walletsSection.append(p);
+      return;
+    }
+    const kinds = namespaces.map((ns) => (ns === 'solana' ? 'Solana' : 'Ethereum')).join(' or ');
+    p.append(`No ${kinds} wallet was found in this browser. `);
     const link = document.createElement('a');
-    link.href = 'https://ethereum.org/wallets/find-wallet/';
+    link.href = namespaces.includes('eip155') ? 'https://ethereum.org/wallets/find-wallet/' : 'https://solana.com/solana-wallets';
     link.rel = 'noopener noreferrer';
     link.target = '_blank';
     link.textContent = 'Get a wallet';
@@ -160,28 +193,59 @@ function renderWallets(wallets: WalletChoice[]) {
       img.height = 24;
       button.append(img);
     }
-    button.append(`Sign in with ${wallet.name}`);
+    button.append(`Sign in with ${wallet.name}${wallet.kind === 'solana' ? ' (Solana)' : ''}`);
     button.addEventListener('click', () => signIn(wallet));
     walletsSection.append(button);
   }
   (walletsSection.querySelector('button') as HTMLButtonElement | null)?.focus({ preventScroll: true });
 }
 
+/** Wallet Standard wallets that can sign a Solana message on one of the allowed networks. */
+function solanaWallets(): WalletChoice[] {
+  const chains = (details.solanaNetworks ?? []).map((network) => `solana:${network}`);
+  return getWallets()
+    .get()
+    .filter(
+      (wallet) =>
+        ('solana:signIn' in wallet.features || 'solana:signMessage' in wallet.features) &&
+        wallet.chains.some((chain) => chains.includes(chain)),
+    )
+    .map((wallet, i) => ({
+      kind: 'solana',
+      id: `solana-${i}`,
+      name: String(wallet.name || 'Wallet'),
+      icon: wallet.icon,
+      wallet,
+    }));
+}
+
 function discoverWallets(): Promise<WalletChoice[]> {
   const found = new Map<string, WalletChoice>();
-  window.addEventListener('eip6963:announceProvider', (event) => {
-    const { info, provider } = (event as CustomEvent).detail ?? {};
-    if (!info?.uuid || !provider?.request) return;
-    found.set(info.uuid, { id: info.rdns ?? info.uuid, name: String(info.name ?? 'Wallet'), icon: info.icon, provider });
-  });
-  window.dispatchEvent(new Event('eip6963:requestProvider'));
+  const ethereum = namespaces.includes('eip155');
+  if (ethereum) {
+    window.addEventListener('eip6963:announceProvider', (event) => {
+      const { info, provider } = (event as CustomEvent).detail ?? {};
+      if (!info?.uuid || !provider?.request) return;
+      found.set(info.uuid, {
+        kind: 'eip155',
+        id: info.rdns ?? info.uuid,
+        name: String(info.name ?? 'Wallet'),
+        icon: info.icon,
+        provider,
+      });
+    });
+    window.dispatchEvent(new Event('eip6963:requestProvider'));
+  }
+  // Wallet Standard: wallets already loaded register when asked (app-ready), later ones announce themselves.
+  if (namespaces.includes('solana')) getWallets();
   return new Promise((resolve) => {
     setTimeout(() => {
       const wallets = [...found.values()];
       const legacy = (window as unknown as { ethereum?: Eip1193Provider }).ethereum;
-      if (wallets.length === 0 && legacy?.request)
-        wallets.push({ id: 'injected', name: 'your browser wallet', provider: legacy });
-      if (details.walletConnectProjectId) wallets.push(walletConnectChoice(details.walletConnectProjectId));
+      if (ethereum && wallets.length === 0 && legacy?.request)
+        wallets.push({ kind: 'eip155', id: 'injected', name: 'your browser wallet', provider: legacy });
+      if (namespaces.includes('solana')) wallets.push(...solanaWallets());
+      if (ethereum && details.walletConnectProjectId) wallets.push(walletConnectChoice(details.walletConnectProjectId));
       resolve(wallets);
     }, 300);
   });
@@ -214,6 +278,7 @@ function walletConnectChoice(projectId: string): WalletChoice {
     return connected;
   };
   return {
+    kind: 'eip155',
     id: 'walletconnect',
     name: 'WalletConnect',
     provider: { request: async (args) => (await connect()).request(args) },

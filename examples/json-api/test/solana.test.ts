@@ -1,0 +1,202 @@
+/**
+ * Application B accepts Sign In With Solana on the same /auth/verify (SOLANA_NETWORKS), over
+ * real HTTP: the same steps in the same order as an Ethereum message, the same messages and
+ * statuses, and a `user` that names its namespace.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { base58 } from '@scure/base';
+import { type CreateSiwsMessageParameters, createSiwsMessage } from '@signet/siws';
+import { freePort, solanaKeypair } from '@signet/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildJsonApi, loadJsonApiConfig, MESSAGES } from '../src/index.ts';
+
+type Running = { url: string; port: number; close(): void };
+
+async function start(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const api = buildJsonApi(loadJsonApiConfig({ NODE_ENV: 'test', PORT: String(port), ...env }));
+  return new Promise((resolve) => {
+    const server = serve({ fetch: api.app.fetch, port, hostname: '127.0.0.1' }, (info: AddressInfo) =>
+      resolve({ url: `http://127.0.0.1:${info.port}`, port: info.port, close: () => server.close() }),
+    );
+  });
+}
+
+const keypair = solanaKeypair();
+
+describe('application B: Sign in with Solana (SOLANA_NETWORKS=mainnet), real HTTP', () => {
+  let b: Running;
+  beforeAll(async () => {
+    b = await start({ SOLANA_NETWORKS: 'mainnet' });
+  });
+  afterAll(() => b?.close());
+
+  const nonce = async () => ((await (await fetch(`${b.url}/auth/nonce`)).json()) as { nonce: string }).nonce;
+  const messageFor = (fields: Partial<CreateSiwsMessageParameters>) =>
+    createSiwsMessage({
+      domain: `127.0.0.1:${b.port}`,
+      address: keypair.address,
+      statement: 'Sign in to the API.',
+      uri: `http://127.0.0.1:${b.port}`,
+      version: '1',
+      chainId: 'mainnet',
+      issuedAt: new Date(),
+      expirationTime: new Date(Date.now() + 600_000),
+      ...fields,
+    });
+  const verify = (message: string, signature = base58.encode(keypair.sign(message))) =>
+    fetch(`${b.url}/auth/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message, signature }),
+    });
+  const refusal = async (response: Response) => {
+    const body = (await response.json()) as { success: boolean; error: { message: string; details?: { type?: string } } };
+    return { status: response.status, success: body.success, message: body.error.message, type: body.error.details?.type };
+  };
+
+  it('200: the user names its namespace, and the token works at /auth/me', async () => {
+    const message = messageFor({ nonce: await nonce() });
+    const response = await verify(message);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { success: boolean; token: string; user: Record<string, unknown>; message: string };
+    expect(body).toEqual({
+      success: true,
+      token: expect.any(String),
+      user: {
+        namespace: 'solana',
+        address: keypair.address,
+        domain: `127.0.0.1:${b.port}`,
+        chainId: 'mainnet',
+        issuedAt: expect.stringMatching(/Z$/),
+        expirationTime: expect.stringMatching(/Z$/),
+      },
+      message: MESSAGES.authenticated,
+    });
+    const me = await fetch(`${b.url}/auth/me`, { headers: { authorization: `Bearer ${body.token}` } });
+    expect(await me.json()).toEqual({
+      success: true,
+      user: { address: keypair.address, chainId: 'mainnet', namespace: 'solana' },
+    });
+    // The nonce is spent.
+    expect(await refusal(await verify(message))).toMatchObject({ status: 400, message: MESSAGES.nonceUsed });
+  });
+
+  it('each refusal with the message and status an Ethereum one gets, in the same order', async () => {
+    const other = solanaKeypair();
+    const cases: [string, () => Promise<Response>, number, string, string?][] = [
+      ['no nonce line', async () => verify(messageFor({})), 400, MESSAGES.nonceNotFound],
+      ['unknown nonce', async () => verify(messageFor({ nonce: 'neverIssued123' })), 400, MESSAGES.nonceNotFound],
+      [
+        'domain not allowed',
+        async () => verify(messageFor({ nonce: await nonce(), domain: 'evil.example.com' })),
+        400,
+        'Invalid domain: evil.example.com',
+      ],
+      [
+        'network not allowed',
+        async () => verify(messageFor({ nonce: await nonce(), chainId: 'devnet' })),
+        400,
+        'Invalid chain ID: devnet',
+      ],
+      [
+        'localnet',
+        async () => verify(messageFor({ nonce: await nonce(), chainId: 'localnet' })),
+        400,
+        'Invalid chain ID: localnet',
+      ],
+      [
+        'no Chain ID',
+        async () => verify(messageFor({ nonce: await nonce(), chainId: undefined })),
+        400,
+        'Invalid chain ID: none',
+      ],
+      [
+        'expired',
+        async () => verify(messageFor({ nonce: await nonce(), expirationTime: new Date(Date.now() - 120_000) })),
+        400,
+        MESSAGES.expired,
+      ],
+      [
+        'not yet valid',
+        async () => verify(messageFor({ nonce: await nonce(), notBefore: new Date(Date.now() + 600_000) })),
+        400,
+        MESSAGES.notYetValid,
+      ],
+      [
+        'signed by another key',
+        async () => {
+          const message = messageFor({ nonce: await nonce() });
+          return verify(message, base58.encode(other.sign(message)));
+        },
+        401,
+        MESSAGES.invalidSignature,
+        'INVALID_SIGNATURE',
+      ],
+      [
+        'a signature of 63 bytes',
+        async () => {
+          const message = messageFor({ nonce: await nonce() });
+          return verify(message, base58.encode(keypair.sign(message).slice(0, 63)));
+        },
+        401,
+        MESSAGES.invalidSignature,
+        'INVALID_SIGNATURE',
+      ],
+      [
+        'an address of 31 bytes (does not parse: the outer handler)',
+        async () => {
+          const message = messageFor({ nonce: await nonce() }).replace(
+            keypair.address,
+            base58.encode(new Uint8Array(31).fill(9)),
+          );
+          return verify(message);
+        },
+        500,
+        MESSAGES.verificationFailed,
+        'INVALID_ADDRESS',
+      ],
+    ];
+    for (const [name, run, status, message, type] of cases) {
+      const got = await refusal(await run());
+      expect(got, name).toMatchObject({ status, success: false, message, ...(type ? { type } : {}) });
+    }
+  });
+});
+
+describe('application B: Solana off (the default)', () => {
+  let b: Running;
+  beforeAll(async () => {
+    b = await start({});
+  });
+  afterAll(() => b?.close());
+
+  it('a Solana message is refused at the chain step: no network is allowed', async () => {
+    const { nonce } = (await (await fetch(`${b.url}/auth/nonce`)).json()) as { nonce: string };
+    const message = createSiwsMessage({
+      domain: `127.0.0.1:${b.port}`,
+      address: keypair.address,
+      uri: `http://127.0.0.1:${b.port}`,
+      version: '1',
+      chainId: 'mainnet',
+      nonce,
+      issuedAt: new Date(),
+    });
+    const response = await fetch(`${b.url}/auth/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message, signature: base58.encode(keypair.sign(message)) }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe('Invalid chain ID: mainnet');
+  });
+
+  it('SOLANA_NETWORKS is validated at start, naming the variable', () => {
+    expect(() => loadJsonApiConfig({ SOLANA_NETWORKS: 'mainnet,moon' })).toThrow(
+      /^SOLANA_NETWORKS: must be a comma-separated list/,
+    );
+    expect(loadJsonApiConfig({ SOLANA_NETWORKS: 'devnet' }).solanaNetworks).toEqual(['devnet']);
+    expect(loadJsonApiConfig({}).solanaNetworks).toEqual([]);
+  });
+});
