@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { delayedRpcSignIn } from './delayed-rpc.ts';
-import { flowBenchmark, scaleBenchmark, tracingCost } from './flow.ts';
+import { compareBuilds, flowBenchmark, scaleBenchmark, tracingCost } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
@@ -28,7 +28,11 @@ const all: Record<string, () => Promise<Section>> = {
   scaleBenchmark,
   tracingCost,
 };
-const benchmarks = Object.entries(all).filter(([name]) => only.length === 0 || only.includes(name));
+// Run only when named: it needs BENCH_BASELINE, another build to compare with.
+const onDemand: Record<string, () => Promise<Section>> = { compareBuilds };
+const benchmarks = [...Object.entries(all), ...Object.entries(onDemand)].filter(([name]) =>
+  only.length === 0 ? name in all : only.includes(name),
+);
 
 const sections: Section[] = [];
 const started = performance.now();

@@ -29,6 +29,7 @@ import { postAsGet } from './middleware/post-as-get.ts';
 import { rateLimitedRoutes } from './middleware/rate-limits.ts';
 import { pushedRequestSize } from './middleware/request-size.ts';
 import { tokenRequests } from './middleware/token-requests.ts';
+import { unitOfWork } from './middleware/unit-of-work.ts';
 import { auditProviderEvents, createAuditLog } from './observability/audit.ts';
 import { NO_TRACING, startTracing } from './observability/tracing.ts';
 import { createProvider } from './oidc.ts';
@@ -44,7 +45,9 @@ import { subjectFor } from './relying-party/subject.ts';
 import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
 import { serveStatic, webAssets } from './static.ts';
+import { countedStore } from './storage/counted.ts';
 import { checkEvictionPolicy, createStore, type Store } from './storage/index.ts';
+import { withoutUnitsOfWork, withUnitsOfWork } from './storage/unit-of-work.ts';
 
 export type App = {
   /** Node request listener: hand it to http.createServer. */
@@ -83,7 +86,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Tracing first: when on, storage operations and RPC requests are recorded too.
   const tracing = config.tracing.enabled ? await startTracing(config.tracing) : NO_TRACING;
   const rawStore = options.store ?? (await createStore(config, { warn: (message) => logger.warn(message) }));
-  const store = tracing.store(rawStore);
+  const metrics: Metrics = createMetrics();
+  // Each operation that reaches the storage is counted (/metrics). A request's writes are stored
+  // together at its end (one transaction, one round trip); the memory store (tests) has neither
+  // to save.
+  const traced = tracing.store(countedStore(rawStore, metrics.storageOperation));
+  const store = traced.kind === 'memory' ? withoutUnitsOfWork(traced) : withUnitsOfWork(traced);
   try {
     await store.ping();
   } catch (error) {
@@ -100,7 +108,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw error;
   }
 
-  const metrics: Metrics = createMetrics();
   const audit = createAuditLog(config.auditLog);
   // Client logos are served by the provider (/logo/<client_id>): pages load nothing from third parties.
   const security = createSecurity({
@@ -242,6 +249,7 @@ function mount(provider: Provider, services: Services) {
     services.tracing.middleware,
     accessLog(logger, { trustProxy: config.trustProxy }),
     errorBoundary(provider, metrics),
+    unitOfWork(services.store),
     security.middleware,
     rateLimitedRoutes(profile, limits),
     pushedRequestSize(profile),

@@ -13,3 +13,4 @@ export {
   solanaMessageFromDetails,
   solanaSignInInput,
 } from './solana/contract.ts';
+export { createMemoryStore, type Store, type Write } from './storage/index.ts';

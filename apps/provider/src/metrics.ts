@@ -1,12 +1,38 @@
 /** Prometheus metrics (prom-client), on a registry of this app's own, served at GET /metrics. */
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
+export type StorageOperation =
+  | 'get'
+  | 'getMany'
+  | 'set'
+  | 'setIfAbsent'
+  | 'delete'
+  | 'addToSet'
+  | 'members'
+  | 'increment'
+  | 'keys'
+  | 'batch';
+const STORAGE_OPERATIONS: StorageOperation[] = [
+  'get',
+  'getMany',
+  'set',
+  'setIfAbsent',
+  'delete',
+  'addToSet',
+  'members',
+  'increment',
+  'keys',
+  'batch',
+];
+
 export type Metrics = {
   registry: Registry;
   signIn(result: string, method: string): void;
   verification(ms: number, method: string): void;
   tokenIssued(kind: string): void;
   storageError(operation: string): void;
+  /** One operation that reached the storage (a batch once, however many writes it holds). */
+  storageOperation(operation: StorageOperation, writes?: number): void;
   ensLookup(outcome: string): void;
   rateLimited(bucket: string): void;
 };
@@ -39,6 +65,21 @@ export function createMetrics(): Metrics {
     labelNames: ['operation'],
     registers: [registry],
   });
+  const storageOperations = new Counter({
+    name: 'signet_storage_operations_total',
+    help: 'Operations that reached the storage, by operation: on SQLite each is one statement or one transaction, on Redis one command or one pipeline (a batch holds the writes of one request)',
+    labelNames: ['operation'],
+    registers: [registry],
+  });
+  const batchedWrites = new Counter({
+    name: 'signet_storage_batched_writes_total',
+    help: 'Writes stored inside batches (signet_storage_operations_total{operation="batch"})',
+    registers: [registry],
+  });
+  // Bound once: counting an operation is then one addition, not a label lookup.
+  const byOperation = Object.fromEntries(
+    STORAGE_OPERATIONS.map((op) => [op, storageOperations.labels({ operation: op })]),
+  ) as Record<StorageOperation, { inc(): void }>;
   const ens = new Counter({
     name: 'signet_ens_lookups_total',
     help: 'ENS lookups by outcome (cache-hit, resolved, not-found, failed)',
@@ -57,6 +98,10 @@ export function createMetrics(): Metrics {
     verification: (ms, method) => verification.observe({ method }, ms / 1000),
     tokenIssued: (kind) => tokens.inc({ kind }),
     storageError: (operation) => storageErrors.inc({ operation }),
+    storageOperation: (operation, writes) => {
+      byOperation[operation].inc();
+      if (writes) batchedWrites.inc(writes);
+    },
     ensLookup: (outcome) => ens.inc({ outcome }),
     rateLimited: (bucket) => limited.inc({ bucket }),
   };

@@ -11,12 +11,13 @@ import type { AccessGate } from './onchain/access.ts';
 import type { EnsResolver } from './onchain/names/index.ts';
 import type { Security } from './security.ts';
 import type { WebAssets } from './static.ts';
-import type { Store } from './storage/index.ts';
+import type { UnitOfWorkStore } from './storage/unit-of-work.ts';
 
 /** What request handlers share; built once by buildApp. */
 export type Services = {
   config: Config;
-  store: Store;
+  /** The storage; each request is one unit of work (storage/unit-of-work.ts). */
+  store: UnitOfWorkStore;
   logger: Logger;
   chains: ChainRegistry;
   /** Clients' access conditions, checked at sign-in and at every refresh. */

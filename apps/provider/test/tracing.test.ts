@@ -261,11 +261,14 @@ describe('tracing over OTLP/HTTP with JSON', () => {
     for (const span of [...rpcUnder(access), ...rpcUnder(ens)]) {
       expect(span).toMatchObject({ kind: 3, attributes: { 'rpc.system': 'jsonrpc', 'signet.chain_id': 1 } }); // CLIENT
     }
-    // Storage: the sign-in's writes, by kind of key.
+    // Storage: the sign-in's writes, by kind of key (a request's writes are one batch span).
     const storage = spans.filter((span) => span.name.startsWith('signet.storage.'));
-    expect(storage.map((span) => span.attributes['signet.storage.key_kind'])).toEqual(
-      expect.arrayContaining(['interaction', 'oidc:Grant']),
-    );
+    // (OTLP/JSON carries a list attribute as { values: [{ stringValue }] }.)
+    const kinds = (span: Span) => {
+      const list = span.attributes['signet.storage.key_kinds'] as { values: { stringValue: string }[] } | undefined;
+      return list ? list.values.map((v) => v.stringValue) : [span.attributes['signet.storage.key_kind']];
+    };
+    expect(storage.flatMap(kinds)).toEqual(expect.arrayContaining(['interaction', 'oidc:Grant']));
     expect(receiver.serviceNames).toEqual(new Set(['signet-under-test']));
 
     // The access log line of that request carries the trace id.

@@ -166,6 +166,19 @@ export async function startTracing(settings: TracingSettings & { enabled: true }
       setIfAbsent: (key, value, ttl) => op('setIfAbsent', key, () => inner.setIfAbsent(key, value, ttl)),
       delete: (...keys) => op('delete', keys[0], () => inner.delete(...keys)),
       addToSet: (key, member, ttl) => op('addToSet', key, () => inner.addToSet(key, member, ttl)),
+      batch: (writes) =>
+        inSpan(
+          'signet.storage.batch',
+          {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              ...attributes('batch'),
+              'db.operation.batch.size': writes.length,
+              'signet.storage.key_kinds': [...new Set(writes.map((w) => keyKind(w.op === 'delete' ? (w.keys[0] ?? '') : w.key)))],
+            },
+          },
+          () => inner.batch(writes),
+        ),
       members: (key) => op('members', key, () => inner.members(key)),
       increment: (key, ttl, by) => op('increment', key, () => inner.increment(key, ttl, by)),
       keys: (prefix) => op('keys', prefix, () => inner.keys(prefix)),

@@ -1,4 +1,4 @@
-import type { Store } from './store.ts';
+import { applyInOrder, type Store } from './store.ts';
 
 type Entry = { value: string; expiresAt?: number };
 type SetEntry = { members: Set<string>; expiresAt?: number };
@@ -39,7 +39,7 @@ export function createMemoryStore(
   };
   const timer = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
   timer.unref();
-  return {
+  const store: Store & { sweep(): number } = {
     kind: 'memory',
     sweep,
     async get(key) {
@@ -82,6 +82,7 @@ export function createMemoryStore(
       values.set(key, { value: String(next), expiresAt: entry?.expiresAt ?? expiry(ttl) });
       return next;
     },
+    batch: (writes) => applyInOrder(store, writes),
     async keys(prefix) {
       return [...values.keys(), ...sets.keys()].filter((k) => k.startsWith(prefix) && (live(values, k) || live(sets, k)));
     },
@@ -92,4 +93,5 @@ export function createMemoryStore(
       sets.clear();
     },
   };
+  return store;
 }

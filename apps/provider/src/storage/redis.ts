@@ -147,6 +147,28 @@ export function createRedisStore(
       guard(async () => {
         await scripts.signetAddToSet(p(key), member, ttl === undefined ? -1 : Math.round(ttl * 1000));
       }),
+    batch: (writes) =>
+      guard(async () => {
+        // Every command sent in the same tick: auto-pipelining writes them to the connection
+        // together (one round trip; on a Cluster, one per node), the same commands as one by one.
+        const sent: Promise<unknown>[] = [];
+        for (const write of writes) {
+          if (write.op === 'set') {
+            const key = p(write.key);
+            sent.push(
+              write.ttlSeconds === undefined
+                ? client.set(key, write.value)
+                : client.set(key, write.value, 'PX', Math.max(1, Math.round(write.ttlSeconds * 1000))),
+            );
+          } else if (write.op === 'delete') {
+            for (const key of write.keys) sent.push(client.del(p(key)));
+          } else {
+            const ttl = write.ttlSeconds === undefined ? -1 : Math.round(write.ttlSeconds * 1000);
+            sent.push(scripts.signetAddToSet(p(write.key), write.member, ttl));
+          }
+        }
+        await Promise.all(sent);
+      }),
     members: (key) => guard(() => client.smembers(p(key))),
     increment: (key, ttl, by = 1) =>
       guard(async () => Number(await scripts.signetIncrement(p(key), by, Math.max(1, Math.round(ttl * 1000))))),

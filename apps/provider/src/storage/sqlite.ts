@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadDatabase } from './sqlite-driver.ts';
-import { StorageUnavailableError, type Store } from './store.ts';
+import { StorageUnavailableError, type Store, type Write } from './store.ts';
 
 /**
  * The database holds the private signing key, cookie keys and the pairwise salt: only this
@@ -71,6 +71,12 @@ export function createSqliteStore(
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  // Checkpoint every 10,000 pages (~40 MB of WAL) instead of SQLite's 1,000: a page that many
+  // requests rewrite (the end of a table, of an expiry index) is copied back to the database
+  // once per checkpoint, and the checkpoint's fsync runs a tenth as often (bench/history.md:
+  // ~12 % less CPU for a flow's storage work). The WAL file is cut back to 64 MB after each.
+  db.pragma('wal_autocheckpoint = 10000');
+  db.pragma('journal_size_limit = 67108864');
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   createSchema(db);
   db.exec(`
@@ -111,13 +117,14 @@ export function createSqliteStore(
   };
   const expiry = (ttl?: number) => (ttl === undefined ? null : now() + ttl * 1000);
 
-  const deleteMany = db.transaction((keys: string[]) => {
+  // Each write as plain statements; the callers below run them inside one transaction.
+  const deleteKeys = (keys: readonly string[]) => {
     for (const key of keys) {
       q.deleteKey.run(key);
       q.deleteSet.run(key);
     }
-  });
-  const addToSet = db.transaction((key: string, member: string, ttl?: number) => {
+  };
+  const addMember = (key: string, member: string, ttl?: number) => {
     const current = q.setExpiry.get({ key, now: now() }) as { bounded: number | null; until: number | null };
     const requested = expiry(ttl);
     // Never shorten: an unbounded set stays unbounded, otherwise keep the later expiry.
@@ -125,6 +132,16 @@ export function createSqliteStore(
     const until = unbounded ? null : Math.max(requested, current.until ?? 0);
     q.addMember.run({ key, member, expiresAt: until });
     q.extendSet.run({ key, expiresAt: until });
+  };
+  const deleteMany = db.transaction(deleteKeys);
+  const addToSet = db.transaction(addMember);
+  /** A request's writes in one IMMEDIATE transaction: one commit (one WAL append) for all. */
+  const batch = db.transaction((writes: readonly Write[]) => {
+    for (const write of writes) {
+      if (write.op === 'set') q.upsert.run({ key: write.key, value: write.value, expiresAt: expiry(write.ttlSeconds) });
+      else if (write.op === 'delete') deleteKeys(write.keys);
+      else addMember(write.key, write.member, write.ttlSeconds);
+    }
   });
   const increment = db.transaction((key: string, ttl: number, by: number) => {
     const row = q.getCounter.get({ key, now: now() }) as { value: string; expires_at: number | null } | undefined;
@@ -180,6 +197,10 @@ export function createSqliteStore(
       guard(() => q.insertIfAbsent.run({ key, value, expiresAt: expiry(ttl), now: now() }).changes === 1),
     delete: (...keys) => guard(() => deleteMany(keys)),
     addToSet: (key, member, ttl) => guard(() => addToSet.immediate(key, member, ttl)),
+    batch: (writes) =>
+      guard(() => {
+        if (writes.length > 0) batch.immediate(writes);
+      }),
     members: (key) => guard(() => (q.members.all({ key, now: now() }) as { member: string }[]).map((r) => r.member)),
     increment: (key, ttl, by = 1) => guard(() => increment.immediate(key, ttl, by)),
     // Range scan: every key that starts with prefix sorts in [prefix, prefix + U+FFFF).

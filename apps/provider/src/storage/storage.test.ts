@@ -9,6 +9,7 @@ import { createMemoryStore } from './memory.ts';
 import { createRedisStore } from './redis.ts';
 import { createSqliteStore } from './sqlite.ts';
 import type { Store } from './store.ts';
+import { withUnitsOfWork } from './unit-of-work.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const dir = mkdtempSync(join(tmpdir(), 'signet-store-'));
@@ -100,6 +101,65 @@ describe.each(factories)('%s store', (_kind, factory) => {
     expect((await store.keys('clients:')).sort()).toEqual(['clients:a', 'clients:b', 'clients:set']);
   });
 
+  it('stores a batch of writes in order, with the same results as one by one', async () => {
+    await store.set('kept', 'old');
+    await store.batch([
+      { op: 'set', key: 'a', value: '1' },
+      { op: 'set', key: 'b', value: '2', ttlSeconds: 0.2 },
+      { op: 'addToSet', key: 'grant', member: 'a', ttlSeconds: 60 },
+      { op: 'addToSet', key: 'grant', member: 'b', ttlSeconds: 0.1 },
+      { op: 'delete', keys: ['kept'] },
+      { op: 'set', key: 'a', value: '3' },
+    ]);
+    expect(await store.getMany(['a', 'b', 'kept'])).toEqual(['3', '2', undefined]);
+    await sleep(350);
+    expect(await store.get('b')).toBeUndefined();
+    expect((await store.members('grant')).sort()).toEqual(['a', 'b']); // the set's TTL never shortened
+    await store.batch([]);
+  });
+
+  it('a unit of work holds its writes until it ends, and reads them back meanwhile', async () => {
+    const units = withUnitsOfWork(store);
+    await store.set('before', 'x');
+    const outcome = await units.run(async () => {
+      await units.set('held', '1', 60);
+      await units.addToSet('grant', 'held', 60);
+      await units.delete('before');
+      // Outside the unit nothing has changed yet; inside, the writes read back.
+      expect(await store.getMany(['held', 'before'])).toEqual([undefined, 'x']);
+      expect(await units.getMany(['held', 'before'])).toEqual(['1', undefined]);
+      // An atomic operation runs on the store at once; held writes to its own key are stored first.
+      expect(await units.setIfAbsent('claim', 'mine', 60)).toBe(true);
+      expect(await store.getMany(['claim', 'held'])).toEqual(['mine', undefined]);
+      expect(await units.setIfAbsent('held', 'again', 60)).toBe(false);
+      expect(await store.get('held')).toBe('1');
+      expect(await units.members('grant')).toEqual(['held']);
+      await units.set('late', '2');
+      expect(await store.get('late')).toBeUndefined();
+      return 'done';
+    });
+    expect(outcome).toBe('done');
+    expect(await store.getMany(['late', 'claim'])).toEqual(['2', 'mine']);
+  });
+
+  it('a unit of work that fails still stores what it wrote, and work it left running writes directly', async () => {
+    const units = withUnitsOfWork(store);
+    let leftRunning: Promise<void> | undefined;
+    await expect(
+      units.run(async () => {
+        await units.set('released', 'yes');
+        leftRunning = sleep(50).then(() => units.set('afterwards', 'direct'));
+        throw new Error('the handler failed');
+      }),
+    ).rejects.toThrow('the handler failed');
+    expect(await store.get('released')).toBe('yes');
+    await leftRunning;
+    expect(await store.get('afterwards')).toBe('direct');
+    // Outside any unit, writes are stored at once.
+    await units.set('plain', 'now');
+    expect(await store.get('plain')).toBe('now');
+  });
+
   describe('oidc-provider adapter', () => {
     let Adapter: ReturnType<typeof createOidcAdapter>;
     beforeEach(() => {
@@ -162,6 +222,23 @@ describe.each(factories)('%s store', (_kind, factory) => {
       await sleep(350);
       expect(await new Adapter('Interaction').find('i1')).toMatchObject({ jti: 'i1' });
     });
+  });
+});
+
+describe('sqlite store', () => {
+  it('stores a batch in one transaction: a write that fails leaves none of the batch', async () => {
+    const store = createSqliteStore(join(dir, `${randomUUID()}.db`));
+    try {
+      await expect(
+        store.batch([
+          { op: 'set', key: 'first', value: '1' },
+          { op: 'set', key: 'second', value: null as unknown as string }, // NOT NULL refuses it
+        ]),
+      ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_NOTNULL' });
+      expect(await store.getMany(['first', 'second'])).toEqual([undefined, undefined]);
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -21,6 +21,12 @@ export interface Store {
   members(key: string): Promise<string[]>;
   /** Adds `by` to a counter that expires `ttlSeconds` after its first increment. */
   increment(key: string, ttlSeconds: number, by?: number): Promise<number>;
+  /**
+   * Several writes stored together, in order: one transaction on SQLite (all or none), one
+   * pipeline on Redis (one round trip; each write is its own command). A request's writes go
+   * through here at its end (unit-of-work.ts).
+   */
+  batch(writes: readonly Write[]): Promise<void>;
   /** Keys starting with `prefix` (for listings: clients, keys), without the store prefix. */
   keys(prefix: string): Promise<string[]>;
   /** Redis only: each data server's maxmemory-policy; rejects where the server refuses CONFIG GET. */
@@ -28,6 +34,21 @@ export interface Store {
   /** Resolves when the storage answers; rejects otherwise (health checks). */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A write a unit of work holds until its request ends (Store.batch). */
+export type Write =
+  | { op: 'set'; key: string; value: string; ttlSeconds?: number }
+  | { op: 'delete'; keys: string[] }
+  | { op: 'addToSet'; key: string; member: string; ttlSeconds?: number };
+
+/** Applies writes one by one through the store's own methods (a store with no cheaper way). */
+export async function applyInOrder(store: Pick<Store, 'set' | 'delete' | 'addToSet'>, writes: readonly Write[]): Promise<void> {
+  for (const write of writes) {
+    if (write.op === 'set') await store.set(write.key, write.value, write.ttlSeconds);
+    else if (write.op === 'delete') await store.delete(...write.keys);
+    else await store.addToSet(write.key, write.member, write.ttlSeconds);
+  }
 }
 
 /** Storage could not be reached or failed: the provider answers 503 for requests that need it. */

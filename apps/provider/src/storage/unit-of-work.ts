@@ -1,0 +1,143 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Store, Write } from './store.ts';
+
+/**
+ * One request's storage work. Its writes (set, delete, addToSet) are held and stored together
+ * when the request ends, before its answer leaves (Store.batch: one SQLite transaction, one
+ * Redis pipeline), instead of one commit or one round trip each; what the request reads is
+ * read once. What the request wrote, it reads back as written.
+ *
+ * Operations whose answer depends on what is stored now — setIfAbsent (one-time codes, the
+ * interaction's outcome claim), increment (rate limits), members, keys — run on the store
+ * directly, so their atomicity is the store's; when the unit holds a write to the same key
+ * (for keys: any held write), it is stored first. Writes to other keys may wait: other requests
+ * cannot see them before the unit ends either way.
+ *
+ * A write made outside any request (housekeeping, start-up), or after its request's unit was
+ * stored (work a request left running), goes straight to the store, as before.
+ */
+type Unit = {
+  writes: Write[];
+  /** What this request has read or written, by key: a value, or undefined for none. */
+  seen: Map<string, string | undefined>;
+  /** Keys the held writes touch. */
+  touched: Set<string>;
+  /** False once stored: later writes (work the request left running) go to the store directly. */
+  open: boolean;
+};
+
+export type UnitOfWorkStore = Store & {
+  /** Runs `work` as one unit: its writes are stored together when it settles (or fails). */
+  run<T>(work: () => Promise<T>): Promise<T>;
+};
+
+export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
+  const current = new AsyncLocalStorage<Unit>();
+  const active = () => {
+    const unit = current.getStore();
+    return unit?.open ? unit : undefined;
+  };
+  const flush = async (unit: Unit) => {
+    if (unit.writes.length === 0) return;
+    const writes = unit.writes;
+    unit.writes = [];
+    unit.touched.clear();
+    await inner.batch(writes);
+  };
+  const hold = (unit: Unit | undefined, write: Write, direct: () => Promise<void>): Promise<void> => {
+    if (!unit) return direct();
+    unit.writes.push(write);
+    if (write.op === 'delete') {
+      for (const key of write.keys) {
+        unit.seen.set(key, undefined);
+        unit.touched.add(key);
+      }
+    } else {
+      if (write.op === 'set') unit.seen.set(write.key, write.value);
+      unit.touched.add(write.key);
+    }
+    return Promise.resolve();
+  };
+  /** Runs on the store itself, after storing the held writes if one touches `key` (any, for none). */
+  const direct =
+    <A extends unknown[], R>(operation: (...args: A) => Promise<R>, keyOf?: (...args: A) => string) =>
+    async (...args: A): Promise<R> => {
+      const unit = active();
+      if (unit) {
+        const key = keyOf?.(...args);
+        if (key === undefined ? unit.writes.length > 0 : unit.touched.has(key)) await flush(unit);
+        // The answer changes what is stored under the key: read it again next time.
+        if (key !== undefined) unit.seen.delete(key);
+      }
+      return operation(...args);
+    };
+
+  return {
+    ...inner,
+    kind: inner.kind,
+    async run(work) {
+      const unit: Unit = { writes: [], seen: new Map(), touched: new Set(), open: true };
+      let result: Awaited<ReturnType<typeof work>>;
+      try {
+        result = await current.run(unit, work);
+      } finally {
+        unit.open = false;
+        // Stored whether the request succeeded or not: what it wrote before an error was
+        // written before this unit existed too (a released claim, a recorded failure).
+        await flush(unit);
+      }
+      return result;
+    },
+    async get(key) {
+      const unit = active();
+      if (!unit) return inner.get(key);
+      if (unit.seen.has(key)) return unit.seen.get(key);
+      const value = await inner.get(key);
+      // A write by this request while the read was under way wins.
+      if (!unit.seen.has(key)) unit.seen.set(key, value);
+      return unit.seen.get(key);
+    },
+    async getMany(keys) {
+      const unit = active();
+      if (!unit) return inner.getMany(keys);
+      const missing = keys.filter((key) => !unit.seen.has(key));
+      if (missing.length > 0) {
+        const values = await inner.getMany(missing);
+        missing.forEach((key, i) => {
+          if (!unit.seen.has(key)) unit.seen.set(key, values[i]);
+        });
+      }
+      return keys.map((key) => unit.seen.get(key));
+    },
+    set: (key, value, ttlSeconds) =>
+      hold(active(), { op: 'set', key, value, ttlSeconds }, () => inner.set(key, value, ttlSeconds)),
+    delete: (...keys) => hold(active(), { op: 'delete', keys }, () => inner.delete(...keys)),
+    addToSet: (key, member, ttlSeconds) =>
+      hold(active(), { op: 'addToSet', key, member, ttlSeconds }, () => inner.addToSet(key, member, ttlSeconds)),
+    async batch(writes) {
+      const unit = active();
+      if (!unit) return inner.batch(writes);
+      for (const write of writes) await hold(unit, write, () => Promise.resolve());
+    },
+    setIfAbsent: direct(
+      (key: string, value: string, ttl?: number) => inner.setIfAbsent(key, value, ttl),
+      (key) => key,
+    ),
+    increment: direct(
+      (key: string, ttl: number, by?: number) => inner.increment(key, ttl, by),
+      (key) => key,
+    ),
+    members: direct(
+      (key: string) => inner.members(key),
+      (key) => key,
+    ),
+    keys: direct((prefix: string) => inner.keys(prefix)),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}
+
+/** The same interface with no unit: every operation goes straight to the store (memory storage). */
+export function withoutUnitsOfWork(inner: Store): UnitOfWorkStore {
+  return { ...inner, kind: inner.kind, run: (work) => work() };
+}

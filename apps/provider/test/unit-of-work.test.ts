@@ -1,0 +1,136 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Store } from '@signet/provider';
+import { pkceAuthorization, registerPublicClient, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
+import * as oidc from 'openid-client';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../src/storage/sqlite.ts';
+
+/**
+ * A request's writes are stored together, at its end and before its answer leaves. The store
+ * under the provider is a real SQLite store (the default storage), watched: each call is recorded with the request
+ * that made it, and every batch is slowed down, so an answer sent before its writes were
+ * stored would show.
+ */
+type Call = { request: string; operation: string; writes?: number; storedAt?: number };
+
+function watched(inner: Store, calls: Call[], current: AsyncLocalStorage<string>): Store {
+  const record = (operation: string, extra: Partial<Call> = {}) => {
+    const call = { request: current.getStore() ?? '(none)', operation, ...extra };
+    calls.push(call);
+    return call;
+  };
+  const through = <T>(operation: string, run: () => T): T => {
+    record(operation);
+    return run();
+  };
+  return {
+    ...inner,
+    kind: inner.kind,
+    get: (key) => through('get', () => inner.get(key)),
+    getMany: (keys) => through('getMany', () => inner.getMany(keys)),
+    set: (key, value, ttl) => through('set', () => inner.set(key, value, ttl)),
+    setIfAbsent: (key, value, ttl) => through('setIfAbsent', () => inner.setIfAbsent(key, value, ttl)),
+    delete: (...keys) => through('delete', () => inner.delete(...keys)),
+    addToSet: (key, member, ttl) => through('addToSet', () => inner.addToSet(key, member, ttl)),
+    members: (key) => through('members', () => inner.members(key)),
+    increment: (key, ttl, by) => through('increment', () => inner.increment(key, ttl, by)),
+    keys: (prefix) => through('keys', () => inner.keys(prefix)),
+    async batch(writes) {
+      const call = record('batch', { writes: writes.length });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await inner.batch(writes);
+      call.storedAt = performance.now();
+    },
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}
+
+describe('each request is one unit of storage work', () => {
+  const calls: Call[] = [];
+  const current = new AsyncLocalStorage<string>();
+  const answeredAt = new Map<string, number>();
+  let provider: TestProvider;
+  const dir = mkdtempSync(join(tmpdir(), 'signet-unit-of-work-'));
+  beforeAll(async () => {
+    const store = watched(createSqliteStore(join(dir, 'signet.db')), calls, current);
+    provider = await startTestProvider({}, { store });
+    // Tag each request with its route, for the recorded calls.
+    const handlers = provider.server.listeners('request') as ((...args: unknown[]) => void)[];
+    provider.server.removeAllListeners('request');
+    provider.server.on('request', (req, res) => {
+      const route = `${req.method} ${(req.url ?? '').split('?')[0]?.replace(/\/(interaction|auth)\/[^/]+/, '/$1/:uid')}`;
+      const writeHead = res.writeHead.bind(res);
+      res.writeHead = ((...args: Parameters<typeof res.writeHead>) => {
+        answeredAt.set(route, performance.now());
+        return writeHead(...args);
+      }) as typeof res.writeHead;
+      current.run(route, () => {
+        for (const handler of handlers) handler(req, res);
+      });
+    });
+  });
+  afterAll(async () => {
+    await provider?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** signet_storage_operations_total by operation, and the batched writes, from GET /metrics. */
+  async function storageCounters(): Promise<Record<string, number>> {
+    const text = await (await fetch(`${provider.url}/metrics`)).text();
+    const counters: Record<string, number> = {};
+    for (const [, label, value] of text.matchAll(/^signet_storage_operations_total\{(operation="\w+")\} (\d+)$/gm)) {
+      counters[label as string] = Number(value);
+    }
+    counters.writes = Number(/^signet_storage_batched_writes_total (\d+)$/m.exec(text)?.[1] ?? 0);
+    return counters;
+  }
+
+  it('a whole sign-in: one batch per request that writes, no write on its own, each stored before the answer', async () => {
+    const config = await registerPublicClient(provider.url);
+    // The client's first sign-in also marks it used (once per client): measure the next one.
+    await walletSignIn({
+      authorizationUrl: (await pkceAuthorization(config)).url,
+      signer: privateKeyToAccount(generatePrivateKey()),
+    });
+    const { url, verifier } = await pkceAuthorization(config);
+    const before = await storageCounters();
+    calls.length = 0;
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: privateKeyToAccount(generatePrivateKey()) });
+    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+    await oidc.fetchUserInfo(config, tokens.access_token, oidc.skipSubjectCheck);
+
+    const byRequest = new Map<string, Call[]>();
+    for (const call of calls) byRequest.set(call.request, [...(byRequest.get(call.request) ?? []), call]);
+    // Every write went into its request's batch: none was stored on its own.
+    expect(calls.filter((c) => ['set', 'delete', 'addToSet'].includes(c.operation))).toEqual([]);
+    for (const [request, made] of byRequest) {
+      expect(made.filter((c) => c.operation === 'batch').length, request).toBeLessThanOrEqual(1);
+    }
+    // The requests that write: authorize (the interaction), the signed post (grant, sign-in
+    // record, result), the resume (code, session), the token request (access token).
+    const batches = calls.filter((c) => c.operation === 'batch');
+    expect(batches.map((c) => c.request)).toEqual(['GET /auth', 'POST /interaction/:uid', 'GET /auth/:uid', 'POST /token']);
+    for (const batch of batches) {
+      expect(batch.writes).toBeGreaterThanOrEqual(1);
+      // Stored (the slowed batch finished) before the request's answer began.
+      expect(batch.storedAt, batch.request).toBeLessThan(answeredAt.get(batch.request) ?? 0);
+    }
+    // GET /metrics counts what reached the storage: the same operations, a batch once.
+    const after = await storageCounters();
+    const counted = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
+    for (const operation of ['get', 'getMany', 'setIfAbsent', 'batch']) {
+      expect(counted(`operation="${operation}"`), operation).toBe(calls.filter((c) => c.operation === operation).length);
+    }
+    expect(counted('writes')).toBe(batches.reduce((sum, c) => sum + (c.writes ?? 0), 0));
+    // One-time claims stay immediate and atomic: the interaction's outcome and the code.
+    expect(calls.filter((c) => c.operation === 'setIfAbsent').map((c) => c.request)).toEqual([
+      'POST /interaction/:uid',
+      'POST /token',
+    ]);
+  });
+});
