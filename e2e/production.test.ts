@@ -139,6 +139,8 @@ describe('deploy files', () => {
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*\/health/m);
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "apps\/provider\/bin\/signet\.js"\]$/m);
+    // Node 24's young generation bounded (peak memory under load; bench/history.md).
+    expect(dockerfile).toMatch(/^\s+NODE_OPTIONS=--max-semi-space-size=16$/m);
     const compose = readFileSync(join(ROOT, 'compose.yaml'), 'utf8');
     expect(compose).toMatch(/TRUST_PROXY: "true"/);
     expect(compose).toMatch(/STORAGE_URL: redis:\/\/redis:6379/);

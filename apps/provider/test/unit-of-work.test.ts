@@ -8,6 +8,7 @@ import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../src/storage/sqlite.ts';
+import { StorageUnavailableError } from '../src/storage/store.ts';
 
 /**
  * A request's writes are stored together, at its end and before its answer leaves. The store
@@ -132,5 +133,41 @@ describe('each request is one unit of storage work', () => {
       'POST /interaction/:uid',
       'POST /token',
     ]);
+  });
+});
+
+describe('a batch the storage refuses', () => {
+  let provider: TestProvider;
+  let refuse = false;
+  const dir = mkdtempSync(join(tmpdir(), 'signet-unit-of-work-'));
+  beforeAll(async () => {
+    const inner = createSqliteStore(join(dir, 'signet.db'));
+    // The storage fails exactly when asked to store a request's writes (a disk that filled up,
+    // a Redis that went away between the request's reads and its end).
+    const store: Store = {
+      ...inner,
+      kind: inner.kind,
+      batch: (writes) =>
+        refuse
+          ? Promise.reject(new StorageUnavailableError('SQLite: SQLITE_FULL (database or disk is full)'))
+          : inner.batch(writes),
+    };
+    provider = await startTestProvider({}, { store });
+  });
+  afterAll(async () => {
+    await provider?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 503 STORAGE_UNAVAILABLE instead of a redirect to what was not stored, and serves the next request', async () => {
+    const config = await registerPublicClient(provider.url);
+    const { url } = await pkceAuthorization(config);
+    refuse = true;
+    const refused = await fetch(url, { redirect: 'manual' });
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    refuse = false;
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: privateKeyToAccount(generatePrivateKey()) });
+    expect(callbackUrl.searchParams.get('code')).toBeTruthy();
   });
 });
