@@ -18,6 +18,8 @@ import type { Check, Section } from './report.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const FLOWS = Number(process.env.BENCH_FLOWS ?? 2000);
+/** Flows per run of the scaling, tracing and build-comparison benchmarks (the whole run stays under 10 minutes). */
+const SIDE_FLOWS = Number(process.env.BENCH_FLOWS ?? 1000);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 /**
  * Flows each server runs, unmeasured, before its first measured run. A provider process keeps
@@ -141,7 +143,7 @@ function drive(
   concurrency: number,
   serverPids: number[],
   driverCore: string | undefined = '1',
-  flows = FLOWS,
+  flows = SIDE_FLOWS,
   probe?: Probe,
 ): Promise<Run> {
   const cpu = () => serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0);
@@ -443,7 +445,7 @@ export async function scaleBenchmark(): Promise<Section> {
       },
     ],
     notes: [
-      `Concurrency ${concurrency}, ${FLOWS} flows per run, ${REPEATS} runs (medians), after ${WARMUP} warm-up flows per process. One process: server on core 0, driver on core 1. Two processes: a server on each core, the driver's workers split between them and unpinned, so the driver and Redis compete with the servers for the same two cores: flows/s ${(two.flows / one.flows).toFixed(2)}× one process is what this machine allows, not a limit of Signet. CPU per flow is the measure of scaling efficiency only where the servers have cores of their own: on two vCPUs shared with the driver and Redis it rises for any server (BENCH_SCALE_IMPL=bare runs the bare oidc-provider as the control; see the history below).`,
+      `Concurrency ${concurrency}, ${SIDE_FLOWS} flows per run, ${REPEATS} runs (medians), after ${WARMUP} warm-up flows per process. One process: server on core 0, driver on core 1. Two processes: a server on each core, the driver's workers split between them and unpinned, so the driver and Redis compete with the servers for the same two cores: flows/s ${(two.flows / one.flows).toFixed(2)}× one process is what this machine allows, not a limit of Signet. CPU per flow is the measure of scaling efficiency only where the servers have cores of their own: on two vCPUs shared with the driver and Redis it rises for any server (BENCH_SCALE_IMPL=bare runs the bare oidc-provider as the control; see the history below).`,
     ],
   };
 }
@@ -539,7 +541,7 @@ export async function tracingCost(): Promise<Section> {
         : []),
     ],
     notes: [
-      `Memory storage, concurrency ${concurrency}, ${FLOWS} flows per run, ${REPEATS} runs each (medians; the ratio is the median of per-round ratios), after ${WARMUP} warm-up flows per server; server on core 0, driver on core 1, the collector stand-in in the benchmark process. Off, the provider installs no middleware and wraps neither storage nor fetch: it runs the code it ran before tracing existed, plus one direct call per span site (three per sign-in).`,
+      `Memory storage, concurrency ${concurrency}, ${SIDE_FLOWS} flows per run, ${REPEATS} runs each (medians; the ratio is the median of per-round ratios), after ${WARMUP} warm-up flows per server; server on core 0, driver on core 1, the collector stand-in in the benchmark process. Off, the provider installs no middleware and wraps neither storage nor fetch: it runs the code it ran before tracing existed, plus one direct call per span site (three per sign-in).`,
     ],
   };
 }
@@ -610,7 +612,7 @@ export async function compareBuilds(): Promise<Section> {
     table: { head: ['storage, build', 'flows/s', 'CPU ms per flow', 'p50 / p99 ms', 'peak RSS MB'], rows },
     checks,
     notes: [
-      `Concurrency ${concurrency}, ${FLOWS} flows per run, ${REPEATS} rounds (medians; ratios are medians of per-round ratios), after ${WARMUP} warm-up flows per server. Baseline: ${baseline}.`,
+      `Concurrency ${concurrency}, ${SIDE_FLOWS} flows per run, ${REPEATS} rounds (medians; ratios are medians of per-round ratios), after ${WARMUP} warm-up flows per server. Baseline: ${baseline}.`,
     ],
   };
 }
