@@ -1,18 +1,8 @@
 /** Prometheus metrics (prom-client), on a registry of this app's own, served at GET /metrics. */
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
-export type StorageOperation =
-  | 'get'
-  | 'getMany'
-  | 'set'
-  | 'setIfAbsent'
-  | 'delete'
-  | 'addToSet'
-  | 'members'
-  | 'increment'
-  | 'keys'
-  | 'batch';
-const STORAGE_OPERATIONS: StorageOperation[] = [
+/** What the storage is asked (storage/counted.ts), as counted on signet_storage_operations_total. */
+const STORAGE_OPERATIONS = [
   'get',
   'getMany',
   'set',
@@ -23,7 +13,8 @@ const STORAGE_OPERATIONS: StorageOperation[] = [
   'increment',
   'keys',
   'batch',
-];
+] as const;
+export type StorageOperation = (typeof STORAGE_OPERATIONS)[number];
 
 export type Metrics = {
   registry: Registry;
@@ -70,7 +61,7 @@ export function createMetrics(): Metrics {
   let batchedWriteCount = 0;
   new Counter({
     name: 'signet_storage_operations_total',
-    help: 'Operations that reached the storage, by operation: on SQLite each is one statement or one transaction, on Redis one command or one pipeline (a batch holds the writes of one request)',
+    help: 'Operations that reached the storage, by operation: on SQLite each is one statement or one transaction, on Redis one command, or for a batch the commands of the writes of one request sent in one round trip',
     labelNames: ['operation'],
     registers: [registry],
     collect() {

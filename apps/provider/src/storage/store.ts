@@ -22,8 +22,8 @@ export interface Store {
   /** Adds `by` to a counter that expires `ttlSeconds` after its first increment. */
   increment(key: string, ttlSeconds: number, by?: number): Promise<number>;
   /**
-   * Several writes stored together, in order: one transaction on SQLite (all or none), one
-   * pipeline on Redis (one round trip; each write is its own command). A request's writes go
+   * Several writes stored together, in order: one transaction on SQLite (all or none), one round
+   * trip on Redis (each write is its own command, sent together). A request's writes go
    * through here at its end (unit-of-work.ts).
    */
   batch(writes: readonly Write[]): Promise<void>;

@@ -4,7 +4,7 @@ import type { Store, Write } from './store.ts';
 /**
  * One request's storage work. Its writes (set, delete, addToSet) are held and stored together
  * when the request ends, before its answer leaves (Store.batch: one SQLite transaction, one
- * Redis pipeline), instead of one commit or one round trip each; what the request reads is
+ * Redis round trip), instead of one commit or one round trip each; what the request reads is
  * read once. What the request wrote, it reads back as written.
  *
  * Operations whose answer depends on what is stored now — setIfAbsent (one-time codes, the
