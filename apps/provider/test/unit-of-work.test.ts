@@ -134,6 +134,25 @@ describe('each request is one unit of storage work', () => {
       'POST /token',
     ]);
   });
+
+  it('an access token stored after its grant was revoked (a code reused while its first exchange ran) is refused', async () => {
+    const config = await registerPublicClient(provider.url);
+    const { url, verifier } = await pkceAuthorization(config);
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: privateKeyToAccount(generatePrivateKey()) });
+    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+    const me = () => fetch(`${provider.url}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect((await me()).status).toBe(200);
+    const store = provider.app.services.store;
+    const record = JSON.parse((await store.get(`oidc:AccessToken:${tokens.access_token}`)) ?? '{}') as { grantId?: string };
+    expect(record.grantId).toBeTruthy();
+    // What a reuse's revocation leaves when the first exchange's held token write lands after it:
+    // the grant gone, the access token stored.
+    await store.delete(`oidc:Grant:${record.grantId}`);
+    expect(await store.get(`oidc:AccessToken:${tokens.access_token}`)).toBeDefined();
+    const userinfo = await me();
+    expect(userinfo.status).toBe(401);
+    expect(userinfo.headers.get('www-authenticate')).toContain('invalid_token');
+  });
 });
 
 describe('a batch the storage refuses', () => {
