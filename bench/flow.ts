@@ -167,7 +167,8 @@ function drive(
     driver.stderr?.on('data', (chunk) => {
       err += chunk;
     });
-    driver.stdout?.on('data', async (chunk) => {
+    // A probe that fails (the server's /metrics, Redis's INFO) fails the run, not the process.
+    const onData = async (chunk: Buffer) => {
       out += chunk;
       if (out.includes('warm\n') && !started) {
         started = true;
@@ -206,6 +207,9 @@ function drive(
           ),
         });
       }
+    };
+    driver.stdout?.on('data', (chunk: Buffer) => {
+      onData(chunk).catch(reject);
     });
     driver.once('exit', (code) => {
       if (code !== 0) reject(new Error(`driver exited ${code}: ${err}`));

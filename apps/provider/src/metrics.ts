@@ -1,20 +1,6 @@
 /** Prometheus metrics (prom-client), on a registry of this app's own, served at GET /metrics. */
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-
-/** What the storage is asked (storage/counted.ts), as counted on signet_storage_operations_total. */
-const STORAGE_OPERATIONS = [
-  'get',
-  'getMany',
-  'set',
-  'setIfAbsent',
-  'delete',
-  'addToSet',
-  'members',
-  'increment',
-  'keys',
-  'batch',
-] as const;
-export type StorageOperation = (typeof STORAGE_OPERATIONS)[number];
+import { STORAGE_OPERATIONS, type StorageOperation } from './storage/around.ts';
 
 export type Metrics = {
   registry: Registry;

@@ -7,6 +7,7 @@ import { pkceAuthorization, registerPublicClient, startTestProvider, type TestPr
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aroundEachOperation } from '../src/storage/around.ts';
 import { createSqliteStore } from '../src/storage/sqlite.ts';
 import { StorageUnavailableError } from '../src/storage/store.ts';
 
@@ -19,36 +20,15 @@ import { StorageUnavailableError } from '../src/storage/store.ts';
 type Call = { request: string; operation: string; writes?: number; storedAt?: number };
 
 function watched(inner: Store, calls: Call[], current: AsyncLocalStorage<string>): Store {
-  const record = (operation: string, extra: Partial<Call> = {}) => {
-    const call = { request: current.getStore() ?? '(none)', operation, ...extra };
+  return aroundEachOperation(inner, async (operation, { writes }, run) => {
+    const call: Call = { request: current.getStore() ?? '(none)', operation, ...(writes ? { writes: writes.length } : {}) };
     calls.push(call);
-    return call;
-  };
-  const through = <T>(operation: string, run: () => T): T => {
-    record(operation);
-    return run();
-  };
-  return {
-    ...inner,
-    kind: inner.kind,
-    get: (key) => through('get', () => inner.get(key)),
-    getMany: (keys) => through('getMany', () => inner.getMany(keys)),
-    set: (key, value, ttl) => through('set', () => inner.set(key, value, ttl)),
-    setIfAbsent: (key, value, ttl) => through('setIfAbsent', () => inner.setIfAbsent(key, value, ttl)),
-    delete: (...keys) => through('delete', () => inner.delete(...keys)),
-    addToSet: (key, member, ttl) => through('addToSet', () => inner.addToSet(key, member, ttl)),
-    members: (key) => through('members', () => inner.members(key)),
-    increment: (key, ttl, by) => through('increment', () => inner.increment(key, ttl, by)),
-    keys: (prefix) => through('keys', () => inner.keys(prefix)),
-    async batch(writes) {
-      const call = record('batch', { writes: writes.length });
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      await inner.batch(writes);
-      call.storedAt = performance.now();
-    },
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-  };
+    if (operation !== 'batch') return run();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const result = await run();
+    call.storedAt = performance.now();
+    return result;
+  });
 }
 
 describe('each request is one unit of storage work', () => {

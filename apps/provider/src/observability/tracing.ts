@@ -13,6 +13,7 @@ import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { Context, Middleware } from 'koa';
 import { routeLabel } from '../access-log.ts';
 import type { TracingSettings } from '../config.ts';
+import { aroundEachOperation } from '../storage/around.ts';
 import type { Store } from '../storage/store.ts';
 
 /** What a call site may add to its span once it knows more (a verified method, an outcome). */
@@ -155,37 +156,27 @@ export async function startTracing(settings: TracingSettings & { enabled: true }
       'db.operation.name': operation,
       ...(key === undefined ? {} : { 'signet.storage.key_kind': keyKind(key) }),
     });
-    const op = <T>(operation: string, key: string | undefined, run: () => Promise<T>) =>
-      inSpan(`signet.storage.${operation}`, { kind: SpanKind.CLIENT, attributes: attributes(operation, key) }, run);
-    return {
-      ...inner,
-      kind: inner.kind,
-      get: (key) => op('get', key, () => inner.get(key)),
-      getMany: (keys) => op('getMany', keys[0], () => inner.getMany(keys)),
-      set: (key, value, ttl) => op('set', key, () => inner.set(key, value, ttl)),
-      setIfAbsent: (key, value, ttl) => op('setIfAbsent', key, () => inner.setIfAbsent(key, value, ttl)),
-      delete: (...keys) => op('delete', keys[0], () => inner.delete(...keys)),
-      addToSet: (key, member, ttl) => op('addToSet', key, () => inner.addToSet(key, member, ttl)),
-      batch: (writes) =>
-        inSpan(
-          'signet.storage.batch',
-          {
-            kind: SpanKind.CLIENT,
-            attributes: {
-              ...attributes('batch'),
-              'db.operation.batch.size': writes.length,
-              'signet.storage.key_kinds': [...new Set(writes.map((w) => keyKind(w.op === 'delete' ? (w.keys[0] ?? '') : w.key)))],
-            },
+    return aroundEachOperation(inner, (operation, { key, writes }, run) =>
+      inSpan(
+        `signet.storage.${operation}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            ...attributes(operation, key),
+            // A batch (a request's writes): how many, and the kinds of key they touch.
+            ...(writes
+              ? {
+                  'db.operation.batch.size': writes.length,
+                  'signet.storage.key_kinds': [
+                    ...new Set(writes.map((w) => keyKind(w.op === 'delete' ? (w.keys[0] ?? '') : w.key))),
+                  ],
+                }
+              : {}),
           },
-          () => inner.batch(writes),
-        ),
-      members: (key) => op('members', key, () => inner.members(key)),
-      increment: (key, ttl, by) => op('increment', key, () => inner.increment(key, ttl, by)),
-      keys: (prefix) => op('keys', prefix, () => inner.keys(prefix)),
-      ping: () => inner.ping(),
-      close: () => inner.close(),
-      ...(inner.maxmemoryPolicies ? { maxmemoryPolicies: () => inner.maxmemoryPolicies?.() ?? Promise.resolve([]) } : {}),
-    };
+        },
+        run,
+      ),
+    );
   };
 
   return {
