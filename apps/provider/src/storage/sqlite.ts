@@ -1,5 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { recentValues } from './recent-values.ts';
 import { loadDatabase } from './sqlite-driver.ts';
 import { StorageUnavailableError, type Store, type Write } from './store.ts';
 
@@ -63,7 +64,14 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|CORRUPT|N
  */
 export function createSqliteStore(
   path: string,
-  options: { sweepIntervalMs?: number; now?: () => number; warn?: (message: string) => void; busyTimeoutMs?: number } = {},
+  options: {
+    sweepIntervalMs?: number;
+    now?: () => number;
+    warn?: (message: string) => void;
+    busyTimeoutMs?: number;
+    /** Bound of the values held in memory for reads, in characters (recent-values.ts). */
+    cacheChars?: number;
+  } = {},
 ): Store {
   const now = options.now ?? Date.now;
   if (path !== ':memory:') prepareFile(path, options.warn ?? (() => {}));
@@ -89,7 +97,8 @@ export function createSqliteStore(
 
   const alive = '(expires_at IS NULL OR expires_at > @now)';
   const q = {
-    get: db.prepare(`SELECT value FROM kv WHERE key = @key AND ${alive}`),
+    get: db.prepare(`SELECT value, expires_at FROM kv WHERE key = @key AND ${alive}`),
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
     upsert: db.prepare(
       'INSERT INTO kv (key, value, expires_at) VALUES (@key, @value, @expiresAt) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
     ),
@@ -133,23 +142,20 @@ export function createSqliteStore(
     q.addMember.run({ key, member, expiresAt: until });
     q.extendSet.run({ key, expiresAt: until });
   };
-  const deleteMany = db.transaction(deleteKeys);
-  const addToSet = db.transaction(addMember);
-  /** A request's writes in one IMMEDIATE transaction: one commit (one WAL append) for all. */
-  const batch = db.transaction((writes: readonly Write[]) => {
-    for (const write of writes) {
-      if (write.op === 'set') q.upsert.run({ key: write.key, value: write.value, expiresAt: expiry(write.ttlSeconds) });
+  /** A request's writes (Store.batch), in order; `expiresAt[i]` is the expiry of a set. */
+  const applyWrites = (writes: readonly Write[], expiresAt: readonly (number | null)[]) => {
+    writes.forEach((write, i) => {
+      if (write.op === 'set') q.upsert.run({ key: write.key, value: write.value, expiresAt: expiresAt[i] ?? null });
       else if (write.op === 'delete') deleteKeys(write.keys);
       else addMember(write.key, write.member, write.ttlSeconds);
-    }
-  });
-  const increment = db.transaction((key: string, ttl: number, by: number) => {
+    });
+  };
+  const increment = (key: string, ttl: number, by: number) => {
     const row = q.getCounter.get({ key, now: now() }) as { value: string; expires_at: number | null } | undefined;
     const next = (row ? Number(row.value) : 0) + by;
     q.upsert.run({ key, value: String(next), expiresAt: row ? row.expires_at : expiry(ttl) });
     return next;
-  });
-
+  };
   const sweep = () => {
     const t = now();
     q.sweepKv.run(t);
@@ -169,40 +175,157 @@ export function createSqliteStore(
    * timeout, a full disk, an I/O error, a read-only file) become StorageUnavailableError, which
    * the provider answers with 503, as it does for an unreachable Redis.
    */
+  const unavailable = (error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' && UNAVAILABLE.test(code)
+      ? new StorageUnavailableError(`SQLite: ${code} (${(error as Error).message})`, { cause: error })
+      : undefined;
+  };
   const guard = <T>(operation: () => T): Promise<T> => {
     try {
       return Promise.resolve(operation());
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'string' && UNAVAILABLE.test(code)) {
-        return Promise.reject(new StorageUnavailableError(`SQLite: ${code} (${(error as Error).message})`, { cause: error }));
-      }
-      return Promise.reject(error);
+      return Promise.reject(unavailable(error) ?? error);
     }
+  };
+
+  /**
+   * Group commit. Every write (a request's batch, a one-time claim, a counter) waits for the end
+   * of the event-loop turn it was asked in; then all the writes of that turn run, in the order
+   * they were asked, in one IMMEDIATE transaction: one commit, one WAL append and one set of
+   * locks for the several requests a busy provider finishes at once, instead of one each. A
+   * write's promise settles after that commit, so what a caller awaited is stored. Each write
+   * still sees those before it (a claim made in the same turn as another gets false), and reads
+   * see only what is committed. If the shared transaction fails because of one write, it is
+   * rolled back and each write runs again in a transaction of its own, so the failure stays that
+   * write's; if the database itself cannot serve (locked beyond the busy timeout, full), every
+   * write of the turn gets the 503 it would have got alone.
+   */
+  type Job = {
+    run: () => unknown;
+    /** After its commit: what the write changes in the recent values. */
+    stored?: (result: unknown) => void;
+    resolve: (value: unknown) => void;
+    reject: (error: unknown) => void;
+  };
+  let queued: Job[] = [];
+  const runAll = db.transaction((jobs: readonly Job[]) => jobs.map((job) => job.run()));
+  const commitQueued = () => {
+    const jobs = queued;
+    queued = [];
+    if (jobs.length === 0 || !db.open) return;
+    let results: unknown[];
+    try {
+      results = runAll.immediate(jobs);
+    } catch (error) {
+      const cause = unavailable(error);
+      for (const job of jobs) {
+        if (cause) job.reject(cause);
+        else {
+          try {
+            const result = db.transaction(job.run).immediate();
+            job.stored?.(result);
+            job.resolve(result);
+          } catch (alone) {
+            job.reject(unavailable(alone) ?? alone);
+          }
+        }
+      }
+      return;
+    }
+    jobs.forEach((job, i) => {
+      job.stored?.(results[i]);
+      job.resolve(results[i]);
+    });
+  };
+  const commit = <T>(run: () => T, stored?: (result: T) => void): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (!db.open) return reject(new StorageUnavailableError('SQLite: the database is closed'));
+      if (queued.length === 0) setImmediate(commitQueued);
+      queued.push({ run, stored: stored as Job['stored'], resolve: resolve as (value: unknown) => void, reject });
+    });
+
+  /**
+   * Reads answered from the values this process read or stored lately (recent-values.ts): a
+   * sign-in's requests read the client on each request and read back what the request before
+   * stored. Each read first asks SQLite's PRAGMA data_version, which changes when another
+   * connection (the CLI, another process on the same file) has committed: then everything held
+   * is dropped and read again. This process's own writes update what is held only after their
+   * commit, so a value held is always one that is stored.
+   */
+  const recent = recentValues(options.cacheChars ?? 2_000_000);
+  let version: unknown;
+  const read = (key: string, t: number): string | undefined => {
+    const held = recent.get(key, t);
+    if (held !== undefined) return held;
+    const row = q.get.get({ key, now: t }) as { value: string; expires_at: number | null } | undefined;
+    if (row) recent.remember(key, row.value, row.expires_at);
+    return row?.value;
+  };
+  const othersCommitted = () => {
+    const current = q.dataVersion.get();
+    if (current !== version) {
+      version = current;
+      recent.clear();
+    }
+  };
+  const forgetAll = (keys: readonly string[]) => {
+    for (const key of keys) recent.forget(key);
   };
 
   return {
     kind: 'sqlite',
-    get: (key) => guard(() => (q.get.get({ key, now: now() }) as { value: string } | undefined)?.value),
+    get: (key) =>
+      guard(() => {
+        othersCommitted();
+        return read(key, now());
+      }),
     getMany: (keys) =>
       guard(() => {
+        othersCommitted();
         const t = now();
-        return keys.map((key) => (q.get.get({ key, now: t }) as { value: string } | undefined)?.value);
+        return keys.map((key) => read(key, t));
       }),
-    set: (key, value, ttl) =>
-      guard(() => {
-        q.upsert.run({ key, value, expiresAt: expiry(ttl) });
-      }),
-    setIfAbsent: (key, value, ttl) =>
-      guard(() => q.insertIfAbsent.run({ key, value, expiresAt: expiry(ttl), now: now() }).changes === 1),
-    delete: (...keys) => guard(() => deleteMany(keys)),
-    addToSet: (key, member, ttl) => guard(() => addToSet.immediate(key, member, ttl)),
-    batch: (writes) =>
-      guard(() => {
-        if (writes.length > 0) batch.immediate(writes);
-      }),
+    set(key, value, ttl) {
+      const expiresAt = expiry(ttl);
+      return commit(
+        () => {
+          q.upsert.run({ key, value, expiresAt });
+        },
+        () => recent.remember(key, value, expiresAt),
+      );
+    },
+    setIfAbsent(key, value, ttl) {
+      const expiresAt = expiry(ttl);
+      return commit(
+        () => q.insertIfAbsent.run({ key, value, expiresAt, now: now() }).changes === 1,
+        (won) => (won ? recent.remember(key, value, expiresAt) : recent.forget(key)),
+      );
+    },
+    delete: (...keys) =>
+      commit(
+        () => deleteKeys(keys),
+        () => forgetAll(keys),
+      ),
+    addToSet: (key, member, ttl) => commit(() => addMember(key, member, ttl)),
+    batch(writes) {
+      if (writes.length === 0) return Promise.resolve();
+      const expiresAt = writes.map((write) => (write.op === 'set' ? expiry(write.ttlSeconds) : null));
+      return commit(
+        () => applyWrites(writes, expiresAt),
+        () =>
+          writes.forEach((write, i) => {
+            if (write.op === 'set') recent.remember(write.key, write.value, expiresAt[i] ?? null);
+            else if (write.op === 'delete') forgetAll(write.keys);
+          }),
+      );
+    },
     members: (key) => guard(() => (q.members.all({ key, now: now() }) as { member: string }[]).map((r) => r.member)),
-    increment: (key, ttl, by = 1) => guard(() => increment.immediate(key, ttl, by)),
+    increment: (key, ttl, by = 1) =>
+      commit(
+        () => increment(key, ttl, by),
+        () => recent.forget(key),
+      ),
     // Range scan: every key that starts with prefix sorts in [prefix, prefix + U+FFFF).
     keys: (prefix) =>
       guard(() => (q.keys.all({ prefix, end: `${prefix}\uffff`, now: now() }) as { key: string }[]).map((r) => r.key)),
@@ -212,6 +335,8 @@ export function createSqliteStore(
       }),
     async close() {
       clearInterval(timer);
+      // Writes already asked for are stored, not dropped.
+      commitQueued();
       if (db.open) db.close();
     },
   };

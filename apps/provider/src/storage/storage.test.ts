@@ -8,6 +8,7 @@ import { createOidcAdapter } from './adapter.ts';
 import { createMemoryStore } from './memory.ts';
 import { createRedisStore } from './redis.ts';
 import { createSqliteStore } from './sqlite.ts';
+import { loadDatabase } from './sqlite-driver.ts';
 import type { Store } from './store.ts';
 import { withUnitsOfWork } from './unit-of-work.ts';
 
@@ -236,6 +237,110 @@ describe('sqlite store', () => {
         ]),
       ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_NOTNULL' });
       expect(await store.getMany(['first', 'second'])).toEqual([undefined, undefined]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('sqlite store: group commit and recent values', () => {
+  const fresh = (options: Parameters<typeof createSqliteStore>[1] = {}) => {
+    const path = join(dir, `${randomUUID()}.db`);
+    return { path, store: createSqliteStore(path, options) };
+  };
+  /** WAL frames written since the last call (another connection checkpoints them away). */
+  const walFrames = (path: string) => {
+    const Database = loadDatabase();
+    const db = new Database(path);
+    try {
+      return (db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]?.log ?? Number.NaN;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('the writes asked in one event-loop turn are one commit; awaited one by one, one commit each', async () => {
+    const { path, store } = fresh();
+    try {
+      const value = 'v'.repeat(300);
+      await store.set('warm-up', value);
+      walFrames(path);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.set(`together:${i}`, value, 60)));
+      const together = walFrames(path);
+      for (let i = 0; i < 20; i++) await store.set(`apart:${i}`, value, 60);
+      const apart = walFrames(path);
+      // Each commit appends at least the pages it changed: twenty commits write at least twenty frames.
+      expect(apart).toBeGreaterThanOrEqual(20);
+      expect(together).toBeGreaterThan(0);
+      expect(together).toBeLessThan(apart / 4);
+      expect(await store.getMany(['together:19', 'apart:19'])).toEqual([value, value]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('one write that fails does not take the others of its turn with it; claims of one turn still have one winner', async () => {
+    const { store } = fresh();
+    try {
+      const results = await Promise.allSettled([
+        store.set('a', '1'),
+        store.set('bad', null as unknown as string), // NOT NULL refuses it
+        store.batch([{ op: 'set', key: 'b', value: '2' }]),
+        store.setIfAbsent('claim', 'x', 60),
+        store.setIfAbsent('claim', 'y', 60),
+        store.increment('counter', 60),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+      expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_NOTNULL' });
+      expect(results.slice(3).map((r) => (r as PromiseFulfilledResult<unknown>).value)).toEqual([true, false, 1]);
+      expect(await store.getMany(['a', 'bad', 'b', 'claim'])).toEqual(['1', undefined, '2', 'x']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('writes asked but not yet committed when the store closes are stored', async () => {
+    const { path, store } = fresh();
+    const pending = store.set('late', 'kept');
+    await store.close();
+    await pending;
+    const reopened = createSqliteStore(path);
+    try {
+      expect(await reopened.get('late')).toBe('kept');
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('reads see at once what another connection committed (the CLI beside a running provider)', async () => {
+    const { path, store: provider } = fresh();
+    const cli = createSqliteStore(path);
+    try {
+      await provider.set('client', 'v1');
+      expect(await provider.get('client')).toBe('v1'); // now held in memory
+      await cli.set('client', 'v2');
+      expect(await provider.get('client')).toBe('v2');
+      await cli.delete('client');
+      expect(await provider.get('client')).toBeUndefined();
+      expect(await provider.getMany(['client'])).toEqual([undefined]);
+      // And the other way round: its own writes replace what it holds once they are committed.
+      await provider.set('client', 'v3');
+      expect(await cli.get('client')).toBe('v3');
+      expect(await provider.get('client')).toBe('v3');
+    } finally {
+      await cli.close();
+      await provider.close();
+    }
+  });
+
+  it('a value held in memory expires with its row', async () => {
+    let t = Date.now();
+    const { store } = fresh({ now: () => t });
+    try {
+      await store.set('interaction', 'v', 10);
+      expect(await store.get('interaction')).toBe('v');
+      t += 11_000;
+      expect(await store.get('interaction')).toBeUndefined();
     } finally {
       await store.close();
     }
