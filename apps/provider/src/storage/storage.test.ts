@@ -333,6 +333,28 @@ describe('sqlite store: group commit and recent values', () => {
     }
   });
 
+  it('asks whether another connection committed once per event-loop turn: the next turn sees the change', async () => {
+    const { path, store: provider } = fresh();
+    const Database = loadDatabase();
+    const other = new Database(path);
+    try {
+      await provider.set('client', 'v1');
+      await new Promise((resolve) => setImmediate(resolve));
+      // One turn: the first read asks (nothing changed); a commit by another connection after it
+      // is seen from the next turn on, not by the reads left in this one.
+      const first = provider.get('client');
+      other.prepare('UPDATE kv SET value = ? WHERE key = ?').run('v2', 'client');
+      const sameTurn = provider.get('client');
+      expect(await first).toBe('v1');
+      expect(await sameTurn).toBe('v1');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await provider.get('client')).toBe('v2');
+    } finally {
+      other.close();
+      await provider.close();
+    }
+  });
+
   it('a value held in memory expires with its row', async () => {
     let t = Date.now();
     const { store } = fresh({ now: () => t });
