@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
-import { keccak_256 } from '@noble/hashes/sha3';
-import { bytesToHex, hexToBytes } from 'viem';
+import { keccak256 } from './keccak256.ts';
 
 /** Recovers the uncompressed (65-byte) public key, or throws / returns null for an invalid signature. */
 type Recover = (hash: Uint8Array, signature64: Uint8Array, recoveryId: 0 | 1) => Uint8Array | null;
@@ -57,16 +56,10 @@ export const SECP256K1_BACKEND: 'native' | 'wasm' = backend.name;
 /** Recovery with one named backend (tests and benchmarks compare them); throws if it cannot load. */
 export const secp256k1Recover = (name: 'native' | 'wasm'): Recover => BACKENDS[name]();
 
-const encoder = new TextEncoder();
-
 /** EIP-191 `personal_sign` hash of a text: keccak256("\x19Ethereum Signed Message:\n" + length + text). */
 export function personalSignHash(text: string): Uint8Array {
-  const body = encoder.encode(text);
-  const prefix = encoder.encode(`\x19Ethereum Signed Message:\n${body.length}`);
-  const payload = new Uint8Array(prefix.length + body.length);
-  payload.set(prefix);
-  payload.set(body, prefix.length);
-  return keccak_256(payload);
+  // The prefix names the length of the text in UTF-8 bytes; one buffer holds both.
+  return keccak256(Buffer.from(`\x19Ethereum Signed Message:\n${Buffer.byteLength(text)}${text}`));
 }
 
 /**
@@ -84,9 +77,13 @@ export function recoverPersonalSignAddress(text: string, signature: `0x${string}
   const recoveryId = v === 27 || v === 28 ? v - 27 : v === 0 || v === 1 ? v : -1;
   if (recoveryId === -1) return undefined;
   try {
-    const publicKey = backend.recover(personalSignHash(text), hexToBytes(signature).subarray(0, 64), recoveryId as 0 | 1);
+    const rs = Buffer.from(signature.slice(2, 130), 'hex');
+    // Buffer's hex decoder stops at the first character that is not hex: then it is not a signature.
+    if (rs.length !== 64) return undefined;
+    const publicKey = backend.recover(personalSignHash(text), rs, recoveryId as 0 | 1);
     if (!publicKey) return undefined;
-    return bytesToHex(keccak_256(publicKey.subarray(1)).subarray(12));
+    const hash = keccak256(publicKey.subarray(1));
+    return `0x${Buffer.from(hash.buffer, hash.byteOffset + 12, 20).toString('hex')}`;
   } catch {
     // r or s out of range, or zero: not a signature at all.
     return undefined;
