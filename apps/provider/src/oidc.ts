@@ -10,6 +10,7 @@ import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
 import { assertMetadataBounds, assertNoUserinfo } from './clients/metadata.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
+import { cookieSigner } from './cookies/signing.ts';
 import { html, layout, raw } from './html.ts';
 import { accountNamespacesProblem, offeredNamespaces } from './interaction/namespaces.ts';
 import { LEGAL_PATHS } from './legal.ts';
@@ -163,7 +164,8 @@ export function createProvider({
     ) as unknown as Configuration['clients'],
     jwks: jwks as Configuration['jwks'],
     cookies: {
-      keys: cookieKeys,
+      // Signed as keygrip signs them, compared with timingSafeEqual (cookies/signing.ts).
+      keys: cookieSigner(cookieKeys) as unknown as string[],
       long: { httpOnly: true, sameSite: 'lax' },
       short: { httpOnly: true, sameSite: 'lax' },
     },
