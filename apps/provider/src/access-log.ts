@@ -22,12 +22,8 @@ export function routeLabel(ctx: Context): string {
 }
 
 export function accessLog(logger: Logger, options: { trustProxy: boolean }) {
-  return async (ctx: Context, next: Next) => {
+  const logged = async (ctx: Context, next: Next, reqId: string) => {
     const started = process.hrtime.bigint();
-    const given = ctx.get('x-request-id');
-    const reqId = options.trustProxy && PROXY_REQUEST_ID.test(given) ? given : randomUUID();
-    ctx.state.reqId = reqId;
-    ctx.set('X-Request-Id', reqId);
     // The path as received, before any middleware rewrites it.
     const path = ctx.path.length > MAX_LOGGED_PATH ? `${ctx.path.slice(0, MAX_LOGGED_PATH)}…` : ctx.path;
     let failed = false;
@@ -49,5 +45,13 @@ export function accessLog(logger: Logger, options: { trustProxy: boolean }) {
         );
       }
     }
+  };
+  return (ctx: Context, next: Next) => {
+    const given = ctx.get('x-request-id');
+    const reqId = options.trustProxy && PROXY_REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.state.reqId = reqId;
+    ctx.set('X-Request-Id', reqId);
+    // No line at this level (LOG_LEVEL above info; debug lines need info too): no timing, no wrapper.
+    return logger.isLevelEnabled('info') ? logged(ctx, next, reqId) : next();
   };
 }
