@@ -75,8 +75,26 @@ export const nonceOf = (uid: string) => Buffer.from(uid, 'utf8').toString('hex')
 
 const STATEMENT_UNSAFE = /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]/g;
 
+/** The statements made lately, by configuration and client name (a few per client: bounded). */
+const statements = new WeakMap<object, Map<string | undefined, string>>();
+
 /** A statement that satisfies EIP-4361's grammar whatever characters the client name has. */
 export function statementFor(config: Pick<Config, 'statement' | 'domain'>, clientName: string | undefined): string {
+  let made = statements.get(config);
+  if (!made) {
+    made = new Map();
+    statements.set(config, made);
+  }
+  let statement = made.get(clientName);
+  if (statement === undefined) {
+    statement = composeStatement(config, clientName);
+    if (made.size >= 1000) made.clear();
+    made.set(clientName, statement);
+  }
+  return statement;
+}
+
+function composeStatement(config: Pick<Config, 'statement' | 'domain'>, clientName: string | undefined): string {
   const name = (clientName ?? '').replace(STATEMENT_UNSAFE, '').replace(/\s+/g, ' ').trim().slice(0, 60);
   const template = config.statement ?? (name ? 'Sign in to {client} with {host}.' : 'Sign in with {host}.');
   return template

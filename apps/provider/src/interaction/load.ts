@@ -28,6 +28,29 @@ export type LoadedInteraction = {
   details: InteractionDetails;
 };
 
+/** What a sign-in's details take from its client. */
+type ClientShape = {
+  view: InteractionClient;
+  fields: ReturnType<typeof clientFields>;
+  conditions: ReturnType<typeof accessConditionsOf>;
+};
+
+/**
+ * Derived once per client object: oidc-provider keeps one object per client for as long as its
+ * stored metadata is unchanged (it makes a new one when the metadata changes), so what is
+ * derived from it stays true for the object's life.
+ */
+const shapes = new WeakMap<object, ClientShape>();
+function shapeOf(client: { clientId: string }): ClientShape {
+  let shape = shapes.get(client);
+  if (!shape) {
+    const fields = clientFields(client);
+    shape = { view: clientView(client.clientId, fields), fields, conditions: accessConditionsOf(fields) };
+    shapes.set(client, shape);
+  }
+  return shape;
+}
+
 /** oidc-provider's interaction cookie (its default name), scoped to /interaction/<uid>. */
 const INTERACTION_COOKIE = '_interaction';
 
@@ -81,13 +104,12 @@ export async function loadInteraction(ctx: Context, provider: Provider, config: 
   }
   const client = await provider.Client.find(String(interaction.params.client_id));
   if (!client) throw new HttpError('INTERACTION_NOT_FOUND', 'the client of this sign-in no longer exists');
-  const fields = clientFields(client);
-  const view = clientView(client.clientId, fields);
+  const { view, fields, conditions } = shapeOf(client);
   return {
     interaction: interaction as unknown as LoadedInteraction['interaction'],
     client: view,
     oidcClient: client,
-    details: buildDetails(config, interaction as never, view, accessConditionsOf(fields), fields),
+    details: buildDetails(config, interaction as never, view, conditions, fields),
   };
 }
 
