@@ -46,6 +46,19 @@ export const TTL = {
   RefreshToken: 24 * 3600,
 } as const;
 
+/** The scopes whose claims come from the sign-in record (the name, avatar, e-mail, signed message). */
+const RECORD_SCOPES = new Set(['profile', 'siwe', 'email']);
+
+/**
+ * Whether claims asked for by `scope` (or named in a claims request) may come from the sign-in
+ * record: not for a token of `openid` alone, whose only claim is `sub` (an unknown shape: yes).
+ */
+export function recordClaimsAsked(scope: unknown, requested: unknown): boolean {
+  if (typeof scope !== 'string') return true;
+  if (scope.split(' ').some((value) => RECORD_SCOPES.has(value))) return true;
+  return requested !== null && typeof requested === 'object' && Object.keys(requested).some((claim) => claim !== 'sub');
+}
+
 export type ProviderDependencies = {
   config: Config;
   store: Store;
@@ -413,11 +426,13 @@ export function createProvider({
       const client = ctx.oidc.client;
       const pairwise = (client as { subjectType?: string } | undefined)?.subjectType === 'pairwise';
       // The sign-in record is read when claims are asked for (ID token, userinfo), once per
-      // request; oidc-provider also finds the account where it needs no claims (the resume).
+      // request, and only when they may include one of its claims; oidc-provider also finds the
+      // account where it needs no claims (the resume).
       let record: ReturnType<typeof loadSignIn> | undefined;
       return {
         accountId,
-        claims: async () => {
+        claims: async (_use: string, scope: string, requested: unknown) => {
+          if (!recordClaimsAsked(scope, requested)) return claimsOf(accountId, undefined, { pairwise });
           record ??= loadSignIn(store, grantId);
           return claimsOf(accountId, await record, { pairwise, email: emailSourcesOf(client) });
         },

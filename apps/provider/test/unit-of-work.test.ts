@@ -17,11 +17,16 @@ import { StorageUnavailableError } from '../src/storage/store.ts';
  * that made it, and every batch is slowed down, so an answer sent before its writes were
  * stored would show.
  */
-type Call = { request: string; operation: string; writes?: number; storedAt?: number };
+type Call = { request: string; operation: string; key?: string; writes?: number; storedAt?: number };
 
 function watched(inner: Store, calls: Call[], current: AsyncLocalStorage<string>): Store {
-  return aroundEachOperation(inner, async (operation, { writes }, run) => {
-    const call: Call = { request: current.getStore() ?? '(none)', operation, ...(writes ? { writes: writes.length } : {}) };
+  return aroundEachOperation(inner, async (operation, { key, writes }, run) => {
+    const call: Call = {
+      request: current.getStore() ?? '(none)',
+      operation,
+      ...(key ? { key } : {}),
+      ...(writes ? { writes: writes.length } : {}),
+    };
     calls.push(call);
     if (operation !== 'batch') return run();
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -113,6 +118,27 @@ describe('each request is one unit of storage work', () => {
       'POST /interaction/:uid',
       'POST /token',
     ]);
+  });
+
+  it('the sign-in record is read for the claims of a profile scope, and not for openid alone (its only claim is sub)', async () => {
+    const readsOfRecords = async (scope: string) => {
+      const config = await registerPublicClient(provider.url, { scope });
+      const { url, verifier } = await pkceAuthorization(config, { scope });
+      const signer = privateKeyToAccount(generatePrivateKey());
+      const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer });
+      calls.length = 0;
+      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+      const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, oidc.skipSubjectCheck);
+      const reads = calls.filter((c) => c.key?.startsWith('signin:')).map((c) => c.request);
+      return { reads, userinfo, claims: tokens.claims(), address: signer.address };
+    };
+    const bare = await readsOfRecords('openid');
+    expect(bare.reads).toEqual([]);
+    expect(Object.keys(bare.userinfo)).toEqual(['sub']);
+    expect(bare.claims?.sub).toBe(`eip155:1:${bare.address}`);
+    const profile = await readsOfRecords('openid profile');
+    expect(profile.reads).toEqual(['POST /token', 'GET /me']);
+    expect(profile.userinfo.preferred_username).toBe(profile.address);
   });
 
   it('an access token stored after its grant was revoked (a code reused while its first exchange ran) is refused', async () => {
