@@ -90,7 +90,7 @@ async function startServer(
   impl: Impl,
   storage: Storage,
   dir: string,
-  options: { core?: string; prefix?: string; env?: Record<string, string>; bin?: string } = {},
+  options: { core?: string; prefix?: string; env?: Record<string, string>; bin?: string; nodeArgs?: string[] } = {},
 ) {
   const port = await freePort();
   const storageUrl =
@@ -101,7 +101,7 @@ async function startServer(
         : 'redis://127.0.0.1:6379';
   const command =
     impl === 'signet'
-      ? ['node', options.bin ?? join(ROOT, 'apps/provider/bin/signet.js'), 'provider']
+      ? ['node', ...(options.nodeArgs ?? []), options.bin ?? join(ROOT, 'apps/provider/bin/signet.js'), 'provider']
       : ['node', join(ROOT, 'bench/bare-provider.mjs')];
   const child = spawn('taskset', ['-c', options.core ?? '0', ...command], {
     cwd: ROOT,
@@ -555,10 +555,14 @@ export async function tracingCost(): Promise<Section> {
  * storage of BENCH_STORAGES: both servers run side by side and take turns as in the flow
  * benchmark, so each round gives its own ratio. How a change to the provider is measured
  * (bench/history.md); `npm run bench -- compareBuilds`, not part of a whole run.
+ * BENCH_BASELINE_NODE_ARGS (e.g. `--max-semi-space-size=16`) starts the baseline server with
+ * those node options: the same build with and without a runtime flag.
  */
 export async function compareBuilds(): Promise<Section> {
   const baseline = process.env.BENCH_BASELINE;
   if (!baseline) throw new Error('compareBuilds: set BENCH_BASELINE to the other build’s apps/provider/bin/signet.js');
+  // Node's command-line options for the baseline server only (the same build with a V8 flag, say).
+  const baselineNodeArgs = (process.env.BENCH_BASELINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const dir = mkdtempSync(join(tmpdir(), 'signet-compare-'));
   const concurrency = CONCURRENCY[0] ?? 16;
   const rows: string[][] = [];
@@ -566,7 +570,10 @@ export async function compareBuilds(): Promise<Section> {
   try {
     for (const storage of STORAGES) {
       const servers = {
-        baseline: await startServer('signet', storage, dir, { bin: baseline }),
+        baseline: await startServer('signet', storage, dir, {
+          bin: baseline,
+          nodeArgs: baselineNodeArgs,
+        }),
         current: await startServer('signet', storage, dir),
       };
       const runs: Record<keyof typeof servers, Run[]> = { baseline: [], current: [] };
@@ -616,7 +623,7 @@ export async function compareBuilds(): Promise<Section> {
     table: { head: ['storage, build', 'flows/s', 'CPU ms per flow', 'p50 / p99 ms', 'peak RSS MB'], rows },
     checks,
     notes: [
-      `Concurrency ${concurrency}, ${SIDE_FLOWS} flows per run, ${REPEATS} rounds (medians; ratios are medians of per-round ratios), after ${WARMUP} warm-up flows per server. Baseline: ${baseline}.`,
+      `Concurrency ${concurrency}, ${SIDE_FLOWS} flows per run, ${REPEATS} rounds (medians; ratios are medians of per-round ratios), after ${WARMUP} warm-up flows per server. Baseline: ${baseline}${baselineNodeArgs.length > 0 ? ` run as node ${baselineNodeArgs.join(' ')}` : ''}.`,
     ],
   };
 }
