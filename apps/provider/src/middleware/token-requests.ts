@@ -44,9 +44,9 @@ export function emptySecretBasicClientId(header: string | undefined): string | u
   }
 }
 
-/** Hands oidc-provider a new form body in place of the one read here (it reads `req` as a stream). */
-function replaceBody(req: IncomingMessage, params: URLSearchParams) {
-  const body = Buffer.from(params.toString());
+/** Hands oidc-provider a form body in place of the one read here (it reads `req` as a stream). */
+function replaceBody(req: IncomingMessage, text: string) {
+  const body = Buffer.from(text);
   req.headers['content-length'] = String(body.length);
   delete req.headers['transfer-encoding'];
   Object.defineProperty(req, 'readable', { value: true, configurable: true });
@@ -82,18 +82,22 @@ async function rewrite(
   scopes: ReadonlySet<string>,
   findClient: FindClient,
 ) {
-  let params: URLSearchParams;
+  let text: string;
   try {
-    params = new URLSearchParams(await parseBody.text(ctx, { limit: BODY_LIMIT }));
+    text = await parseBody.text(ctx, { limit: BODY_LIMIT });
   } catch (error) {
     ctx.status = (error as { status?: number }).status === 413 ? 413 : 400;
     ctx.body = { error: 'invalid_request', error_description: 'failed to parse the request body' };
     return;
   }
+  const params = new URLSearchParams(text);
+  // What oidc-provider reads is the body as sent unless a rule below changes it.
+  let changed = false;
   if (isToken && params.get('grant_type') === 'refresh_token' && params.has('scope')) {
     const kept = supportedScope(params.get('scope'), scopes);
     if (kept) params.set('scope', kept);
     else params.delete('scope');
+    changed = true;
   }
   if (
     basicId !== undefined &&
@@ -104,8 +108,9 @@ async function rewrite(
     if (client?.clientAuthMethod === 'none') {
       delete ctx.req.headers.authorization;
       params.set('client_id', basicId);
+      changed = true;
     }
   }
-  replaceBody(ctx.req, params);
+  replaceBody(ctx.req, changed ? params.toString() : text);
   return next();
 }
