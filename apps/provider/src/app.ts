@@ -17,7 +17,7 @@ import type { Config } from './config.ts';
 import { interactionRoutes } from './interaction/routes.ts';
 import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
 import { legalRoutes } from './legal.ts';
-import { createRateLimits, foldPath } from './limits.ts';
+import { createRateLimits, foldPath, routeOf } from './limits.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { logoRoutes } from './logos.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -230,7 +230,12 @@ function ownRoutes(router: Router): Middleware {
   const segments = new Set(router.stack.map((layer) => (typeof layer.path === 'string' ? first(layer.path) : '')));
   const routes = router.routes() as unknown as Middleware;
   if ([...segments].some((segment) => segment === '' || /[:(*?{]/.test(segment))) return routes;
-  return (ctx, next) => (segments.has(first(ctx.path)) ? routes(ctx, next) : next());
+  // The request's route key (case-folded, computed once per request by routeOf) up to its second slash.
+  const firstOf = (key: string) => {
+    const end = key.indexOf('/', 1);
+    return end === -1 ? key.slice(1) : key.slice(1, end);
+  };
+  return (ctx, next) => (segments.has(firstOf(routeOf(ctx))) ? routes(ctx, next) : next());
 }
 
 /** Signet's middleware and routes around an oidc-provider instance (itself a Koa app), in order. */
