@@ -129,8 +129,9 @@ describe('hostile input against the running provider', () => {
           });
           if (response.status === 201) {
             const registered = JSON.parse(text) as { redirect_uris: string[] };
+            // Schemes and hosts are case-insensitive (RFC 3986): "Https://…" is an https URI.
             for (const uri of registered.redirect_uris)
-              expect(uri).toMatch(/^https:\/\/|^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/);
+              expect(uri).toMatch(/^https:\/\/|^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/i);
           }
         },
       ),
