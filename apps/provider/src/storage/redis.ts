@@ -184,13 +184,16 @@ export function createRedisStore(
         const pipeline = client.pipeline();
         for (const write of writes) {
           if (write.op === 'set') setCommand(pipeline, write.key, write.value, write.ttlSeconds);
-          else if (write.op === 'delete') pipeline.del(...write.keys.map(p));
-          else addToSetCommand(pipeline, write.key, write.member, write.ttlSeconds);
+          else if (write.op === 'delete') {
+            if (write.keys.length > 0) pipeline.del(...write.keys.map(p));
+          } else addToSetCommand(pipeline, write.key, write.member, write.ttlSeconds);
         }
+        const queued = pipeline.length;
+        if (queued === 0) return;
         const results = await pipeline.exec();
         const failed = results?.find(([error]) => error);
         if (failed) throw failed[0];
-        if (results?.length !== writes.length) throw new Error('the pipeline was not run to its end');
+        if (results?.length !== queued) throw new Error('the pipeline was not run to its end');
       }),
     members: (key) => guard(() => client.smembers(p(key))),
     increment: (key, ttl, by = 1) =>

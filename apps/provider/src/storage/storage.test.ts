@@ -9,7 +9,7 @@ import { createMemoryStore } from './memory.ts';
 import { createRedisStore } from './redis.ts';
 import { createSqliteStore } from './sqlite.ts';
 import { loadDatabase } from './sqlite-driver.ts';
-import type { Store } from './store.ts';
+import type { Store, Write } from './store.ts';
 import { withUnitsOfWork } from './unit-of-work.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -117,6 +117,13 @@ describe.each(factories)('%s store', (_kind, factory) => {
     expect(await store.get('b')).toBeUndefined();
     expect((await store.members('grant')).sort()).toEqual(['a', 'b']); // the set's TTL never shortened
     await store.batch([]);
+    // A delete of no keys is nothing, within a batch too.
+    await store.batch([{ op: 'delete', keys: [] }]);
+    await store.batch([
+      { op: 'delete', keys: [] },
+      { op: 'set', key: 'c', value: '4' },
+    ]);
+    expect(await store.get('c')).toBe('4');
   });
 
   it('a unit of work holds its writes until it ends, and reads them back meanwhile', async () => {
@@ -225,6 +232,31 @@ describe.each(factories)('%s store', (_kind, factory) => {
     });
   });
 });
+
+// A write the storage refuses inside a batch: SQLite refuses a NULL value (NOT NULL), Redis a
+// command on a key of another type (WRONGTYPE). The memory store has no refusal to make.
+describe.each([
+  ['sqlite', factories[1]?.[1], { op: 'set', key: 'bad', value: null as unknown as string }, [undefined, undefined]],
+  ['redis', factories[2]?.[1], { op: 'addToSet', key: 'plain', member: 'x', ttlSeconds: 60 }, ['1', '2']],
+  ['redis cluster', factories[3]?.[1], { op: 'addToSet', key: 'plain', member: 'x', ttlSeconds: 60 }, ['1', '2']],
+] as [string, () => Store, Write, (string | undefined)[]][])(
+  '%s store: a batch with a refused write',
+  (_kind, factory, refused, kept) => {
+    it('fails, and keeps what its kind of storage keeps of the rest (SQLite: nothing, one transaction; Redis: the other commands)', async () => {
+      const store = factory();
+      try {
+        await store.set('plain', 'text');
+        await expect(
+          store.batch([{ op: 'set', key: 'first', value: '1' }, refused, { op: 'set', key: 'last', value: '2' }]),
+        ).rejects.toThrow();
+        expect(await store.getMany(['first', 'last'])).toEqual(kept);
+        expect(await store.get('plain')).toBe('text');
+      } finally {
+        await store.close();
+      }
+    });
+  },
+);
 
 describe('sqlite store', () => {
   it('stores a batch in one transaction: a write that fails leaves none of the batch', async () => {
