@@ -127,13 +127,35 @@ async function startServer(
     errors += chunk;
   });
   const url = `http://localhost:${port}`;
+  const prefix = options.prefix ?? `bench-${port}:`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`${impl} server exited: ${errors}`);
     if ((await fetch(`${url}/.well-known/openid-configuration`).catch(() => undefined))?.status === 200) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await new Promise((resolve) => setTimeout(resolve, 500));
-  return { child, url, idleRss: status(child.pid as number, 'VmRSS') };
+  return { child, url, idleRss: status(child.pid as number, 'VmRSS'), storage, prefix };
+}
+
+/**
+ * Stops servers (SIGTERM, then waits for each to exit) and deletes what they stored in the
+ * machine's Redis under their prefix: the Redis is shared, and a run leaves ~100,000 keys.
+ */
+async function stopServers(servers: Iterable<Awaited<ReturnType<typeof startServer>>>) {
+  const prefixes = new Set<string>();
+  for (const server of servers) {
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => server.child.once('exit', resolve));
+    if (server.storage === 'redis') prefixes.add(server.prefix);
+  }
+  for (const prefix of prefixes) {
+    const pattern = `${prefix.replace(/[*?[\]\\"]/g, '\\$&')}*`;
+    await redisCommand(
+      6379,
+      `EVAL "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) n = n + 1 end return n" 0 "${pattern}"`,
+      30_000,
+    );
+  }
 }
 
 /** One measured run; `url` may list several servers (comma-separated); `driverCore` undefined leaves the driver unpinned. */
@@ -221,104 +243,106 @@ export async function flowBenchmark(): Promise<Section> {
   const dir = mkdtempSync(join(tmpdir(), 'signet-flow-'));
   const rows: string[][] = [];
   const checks: Check[] = [];
-  const memoryOf: Partial<Record<Storage, { idle: number; peak: number }>> = {};
-  const ratiosOf: Record<string, { flows: number; cpu: number; p99: number }> = {};
-  const flowsOf: Record<string, { signet: number; bare: number }> = {};
   const storageRows: string[][] = [];
+  // Every configuration (Signet and the bare provider on each storage) runs at once and they take
+  // turns within each round, so a slower or faster spell of this shared machine falls on all of
+  // them alike, and every ratio, across storages too, is one of runs made in the same round.
+  const configs = STORAGES.flatMap((storage) => (['signet', 'bare'] as Impl[]).map((impl) => ({ impl, storage })));
+  const keyOf = (impl: Impl, storage: Storage) => `${impl}:${storage}`;
+  const servers = new Map<string, Awaited<ReturnType<typeof startServer>>>();
+  const runs = new Map<string, Run[]>(); // `${impl}:${storage}@${concurrency}`, one run per round
+  const peaks = new Map<string, number>();
   try {
-    for (const storage of STORAGES) {
-      const results: Record<Impl, Record<number, Run[]>> = { signet: {}, bare: {} };
-      // Both servers run side by side and take turns (the order alternating from round to
-      // round), so a slower or faster spell of this shared machine hits both alike and each
-      // round gives its own ratio.
-      const servers = { signet: await startServer('signet', storage, dir), bare: await startServer('bare', storage, dir) };
-      const memory: Record<Impl, { idle: number; peak: number }> = {
-        signet: { idle: servers.signet.idleRss, peak: 0 },
-        bare: { idle: servers.bare.idleRss, peak: 0 },
-      };
-      try {
-        for (const impl of ['signet', 'bare'] as Impl[]) {
-          const server = servers[impl];
-          await drive(impl, server.url, CONCURRENCY[0] ?? 16, [server.child.pid as number], '1', WARMUP);
-        }
-        for (const concurrency of CONCURRENCY) {
-          results.signet[concurrency] = [];
-          results.bare[concurrency] = [];
-          for (let i = 0; i < REPEATS; i++) {
-            const order: Impl[] = i % 2 === 0 ? ['signet', 'bare'] : ['bare', 'signet'];
-            for (const impl of order) {
-              const server = servers[impl];
-              const probe =
-                impl === 'signet'
-                  ? storage === 'redis'
-                    ? both(storageProbe(server.url), redisProbe)
-                    : storageProbe(server.url)
-                  : storage === 'redis'
-                    ? redisProbe
-                    : undefined;
-              results[impl][concurrency]?.push(
-                await drive(impl, server.url, concurrency, [server.child.pid as number], '1', FLOWS, probe),
-              );
-            }
+    try {
+      for (const { impl, storage } of configs) servers.set(keyOf(impl, storage), await startServer(impl, storage, dir));
+      const serverOf = (impl: Impl, storage: Storage) =>
+        servers.get(keyOf(impl, storage)) as Awaited<ReturnType<typeof startServer>>;
+      for (const { impl, storage } of configs) {
+        const server = serverOf(impl, storage);
+        await drive(impl, server.url, CONCURRENCY[0] ?? 16, [server.child.pid as number], '1', WARMUP);
+      }
+      for (const concurrency of CONCURRENCY) {
+        for (let i = 0; i < REPEATS; i++) {
+          // Each round starts one configuration later, so none is always first or last.
+          const order = configs.map((_, k) => configs[(k + i) % configs.length] as (typeof configs)[number]);
+          for (const { impl, storage } of order) {
+            const server = serverOf(impl, storage);
+            const probe =
+              impl === 'signet'
+                ? storage === 'redis'
+                  ? both(storageProbe(server.url), redisProbe)
+                  : storageProbe(server.url)
+                : storage === 'redis'
+                  ? redisProbe
+                  : undefined;
+            const key = `${keyOf(impl, storage)}@${concurrency}`;
+            runs.set(key, [
+              ...(runs.get(key) ?? []),
+              await drive(impl, server.url, concurrency, [server.child.pid as number], '1', FLOWS, probe),
+            ]);
           }
         }
-        for (const impl of ['signet', 'bare'] as Impl[]) {
-          memory[impl].peak = status(servers[impl].child.pid as number, 'VmHWM');
-        }
-      } finally {
-        for (const server of Object.values(servers)) {
-          server.child.kill('SIGTERM');
-          await new Promise((resolve) => server.child.once('exit', resolve));
-        }
       }
-      memoryOf[storage] = memory.signet;
-      for (const concurrency of CONCURRENCY) {
-        const s = results.signet[concurrency] as Run[];
-        const b = results.bare[concurrency] as Run[];
-        const fs = median(s.map((r) => r.flowsPerSecond));
-        const fb = median(b.map((r) => r.flowsPerSecond));
-        const cs = median(s.map((r) => r.cpuMsPerFlow));
-        const cb = median(b.map((r) => r.cpuMsPerFlow));
-        const ps = median(s.map((r) => r.p99));
-        const pb = median(b.map((r) => r.p99));
-        const spread = (runs: Run[]) =>
-          `${Math.min(...runs.map((r) => r.flowsPerSecond)).toFixed(0)}–${Math.max(...runs.map((r) => r.flowsPerSecond)).toFixed(0)}`;
-        // The ratio of each round (Signet's run against the bare run beside it), then the median.
-        const ratio = (pick: (r: Run) => number) => median(s.map((r, i) => pick(r) / pick(b[i] as Run)));
-        ratiosOf[`${storage}@${concurrency}`] = {
-          flows: ratio((r) => r.flowsPerSecond),
-          cpu: ratio((r) => r.cpuMsPerFlow),
-          p99: ratio((r) => r.p99),
-        };
-        const r = ratiosOf[`${storage}@${concurrency}`] as { flows: number; cpu: number; p99: number };
-        flowsOf[`${storage}@${concurrency}`] = { signet: fs, bare: fb };
-        const perFlow = (runs: Run[], name: string) => median(runs.map((run) => run.perFlow[name] ?? Number.NaN));
-        storageRows.push([
-          `${storage}, concurrency ${concurrency}`,
-          perFlow(s, 'operations').toFixed(1),
-          `${(perFlow(s, 'get') + perFlow(s, 'getMany')).toFixed(1)}`,
-          `${(perFlow(s, 'setIfAbsent') + perFlow(s, 'increment')).toFixed(1)}`,
-          `${(perFlow(s, 'set') + perFlow(s, 'delete') + perFlow(s, 'addToSet')).toFixed(1)}`,
-          `${perFlow(s, 'batch').toFixed(1)} (${perFlow(s, 'batchedWrites').toFixed(1)} writes)`,
-          storage === 'redis' ? `${perFlow(s, 'redisCommands').toFixed(1)} / ${perFlow(b, 'redisCommands').toFixed(1)}` : '–',
-        ]);
-        rows.push([
-          `${storage}, concurrency ${concurrency}`,
-          `${fs.toFixed(0)} (${spread(s)})`,
-          `${fb.toFixed(0)} (${spread(b)})`,
-          `${r.flows.toFixed(2)}×`,
-          `${cs.toFixed(2)} / ${cb.toFixed(2)}`,
-          `${r.cpu.toFixed(2)}×`,
-          `${median(s.map((r) => r.p50)).toFixed(1)} / ${ps.toFixed(1)}`,
-          `${median(b.map((r) => r.p50)).toFixed(1)} / ${pb.toFixed(1)}`,
-          `${r.p99.toFixed(2)}×`,
-          `${memory.signet.idle.toFixed(0)} / ${memory.signet.peak.toFixed(0)}`,
-          `${memory.bare.idle.toFixed(0)} / ${memory.bare.peak.toFixed(0)}`,
-        ]);
-      }
+      for (const [key, server] of servers) peaks.set(key, status(server.child.pid as number, 'VmHWM'));
+    } finally {
+      await stopServers(servers.values());
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+  const runsOf = (impl: Impl, storage: Storage, concurrency: number) => runs.get(`${keyOf(impl, storage)}@${concurrency}`) ?? [];
+  /** The median over rounds of a's figure over b's in the same round. */
+  const roundRatio = (a: Run[], b: Run[], pick: (r: Run) => number) =>
+    median(a.map((r, i) => (b[i] ? pick(r) / pick(b[i]) : Number.NaN)));
+  const memoryOf = (impl: Impl, storage: Storage) => ({
+    idle: servers.get(keyOf(impl, storage))?.idleRss ?? Number.NaN,
+    peak: peaks.get(keyOf(impl, storage)) ?? Number.NaN,
+  });
+  const ratiosOf: Record<string, { flows: number; cpu: number; p99: number }> = {};
+  for (const storage of STORAGES) {
+    for (const concurrency of CONCURRENCY) {
+      const s = runsOf('signet', storage, concurrency);
+      const b = runsOf('bare', storage, concurrency);
+      const fs = median(s.map((r) => r.flowsPerSecond));
+      const fb = median(b.map((r) => r.flowsPerSecond));
+      const cs = median(s.map((r) => r.cpuMsPerFlow));
+      const cb = median(b.map((r) => r.cpuMsPerFlow));
+      const ps = median(s.map((r) => r.p99));
+      const pb = median(b.map((r) => r.p99));
+      const spread = (list: Run[]) =>
+        `${Math.min(...list.map((r) => r.flowsPerSecond)).toFixed(0)}–${Math.max(...list.map((r) => r.flowsPerSecond)).toFixed(0)}`;
+      const r = {
+        flows: roundRatio(s, b, (run) => run.flowsPerSecond),
+        cpu: roundRatio(s, b, (run) => run.cpuMsPerFlow),
+        p99: roundRatio(s, b, (run) => run.p99),
+      };
+      ratiosOf[`${storage}@${concurrency}`] = r;
+      const perFlow = (list: Run[], name: string) => median(list.map((run) => run.perFlow[name] ?? Number.NaN));
+      storageRows.push([
+        `${storage}, concurrency ${concurrency}`,
+        perFlow(s, 'operations').toFixed(1),
+        `${(perFlow(s, 'get') + perFlow(s, 'getMany')).toFixed(1)}`,
+        `${(perFlow(s, 'setIfAbsent') + perFlow(s, 'increment')).toFixed(1)}`,
+        `${(perFlow(s, 'set') + perFlow(s, 'delete') + perFlow(s, 'addToSet')).toFixed(1)}`,
+        `${perFlow(s, 'batch').toFixed(1)} (${perFlow(s, 'batchedWrites').toFixed(1)} writes)`,
+        storage === 'redis' ? `${perFlow(s, 'redisCommands').toFixed(1)} / ${perFlow(b, 'redisCommands').toFixed(1)}` : '–',
+      ]);
+      const signetMemory = memoryOf('signet', storage);
+      const bareMemory = memoryOf('bare', storage);
+      rows.push([
+        `${storage}, concurrency ${concurrency}`,
+        `${fs.toFixed(0)} (${spread(s)})`,
+        `${fb.toFixed(0)} (${spread(b)})`,
+        `${r.flows.toFixed(2)}×`,
+        `${cs.toFixed(2)} / ${cb.toFixed(2)}`,
+        `${r.cpu.toFixed(2)}×`,
+        `${median(s.map((run) => run.p50)).toFixed(1)} / ${ps.toFixed(1)}`,
+        `${median(b.map((run) => run.p50)).toFixed(1)} / ${pb.toFixed(1)}`,
+        `${r.p99.toFixed(2)}×`,
+        `${signetMemory.idle.toFixed(0)} / ${signetMemory.peak.toFixed(0)}`,
+        `${bareMemory.idle.toFixed(0)} / ${bareMemory.peak.toFixed(0)}`,
+      ]);
+    }
   }
   const atLeast = (name: string, value: number, goal: number) =>
     checks.push({ name, value, display: `${value.toFixed(2)}×`, target: `≥ ${goal}×`, pass: value >= goal });
@@ -330,21 +354,25 @@ export async function flowBenchmark(): Promise<Section> {
       target: `≤ ${goal}${unit === '×' ? '×' : ` ${unit}`}`,
       pass: value <= goal,
     });
-  // The goals (bench/history.md, performance round 2), at the first concurrency.
+  // The goals (bench/history.md, performance round 2), at the first concurrency; the ratios
+  // across storages too are medians of ratios within a round.
   const c = CONCURRENCY[0] ?? 16;
-  const on = (storage: Storage) => flowsOf[`${storage}@${c}`] ?? { signet: Number.NaN, bare: Number.NaN };
+  const across = (impl: Impl, storage: Storage, baseImpl: Impl, baseStorage: Storage) =>
+    roundRatio(runsOf(impl, storage, c), runsOf(baseImpl, baseStorage, c), (run) => run.flowsPerSecond);
+  const flowsPerSecond = (storage: Storage) => median(runsOf('signet', storage, c).map((run) => run.flowsPerSecond));
   atLeast('memory: flows/s vs bare', ratiosOf[`memory@${c}`]?.flows ?? Number.NaN, 0.85);
   atMost('memory: CPU per flow vs bare', ratiosOf[`memory@${c}`]?.cpu ?? Number.NaN, 1.2);
   atMost('memory: p99 vs bare', ratiosOf[`memory@${c}`]?.p99 ?? Number.NaN, 1.25);
-  atLeast('SQLite: flows/s vs bare on memory', on('sqlite').signet / on('memory').bare, 0.7);
-  atLeast('SQLite: flows/s vs Signet on memory', on('sqlite').signet / on('memory').signet, 0.85);
-  atLeast('Redis: flows/s vs bare on memory', on('redis').signet / on('memory').bare, 0.7);
+  atLeast('SQLite: flows/s vs bare on memory', across('signet', 'sqlite', 'bare', 'memory'), 0.7);
+  atLeast('SQLite: flows/s vs Signet on memory', across('signet', 'sqlite', 'signet', 'memory'), 0.85);
+  atLeast('Redis: flows/s vs bare on memory', across('signet', 'redis', 'bare', 'memory'), 0.7);
   // Memory goals on the default storage: STORAGE_URL=memory (tests only) keeps every record of
   // every flow in the process heap, so its peak grows with the length of the run.
-  atMost('idle RSS, built provider (SQLite, the default storage)', memoryOf.sqlite?.idle ?? Number.NaN, 120, 'MB');
-  atMost('peak RSS, built provider (SQLite, the default storage)', memoryOf.sqlite?.peak ?? Number.NaN, 180, 'MB');
+  atMost('idle RSS, built provider (SQLite, the default storage)', memoryOf('signet', 'sqlite').idle, 120, 'MB');
+  atMost('peak RSS, built provider (SQLite, the default storage)', memoryOf('signet', 'sqlite').peak, 180, 'MB');
   const perCore = STORAGES.map(
-    (storage) => `${storage === 'sqlite' ? 'SQLite' : storage === 'redis' ? 'Redis' : 'memory'} ${on(storage).signet.toFixed(0)}`,
+    (storage) =>
+      `${storage === 'sqlite' ? 'SQLite' : storage === 'redis' ? 'Redis' : 'memory'} ${flowsPerSecond(storage).toFixed(0)}`,
   );
   const storageTable = [
     '| storage, concurrency | storage operations per flow | reads | one-time claims and counters | writes on their own | batches (writes in them) | Redis commands per flow, Signet / bare |',
@@ -373,7 +401,7 @@ export async function flowBenchmark(): Promise<Section> {
     notes: [
       `Complete sign-ins per second on one core (the server pinned to it), concurrency ${c}: ${perCore.join(', ')} (Signet's median flows/s above).`,
       `What one flow costs the storage (Signet's GET /metrics, signet_storage_operations_total; Redis: the server's own total_commands_processed):\n\n${storageTable}`,
-      `${FLOWS} flows per run, ${REPEATS} runs per configuration, after ${WARMUP} warm-up flows per server (medians; spread = slowest–fastest run). Server pinned to core 0 (taskset), driver in its own process on core 1; a flow is authorize → interaction (Signet: details + a signed EIP-4361 message; bare: a programmatic sign-in with no check) → resume → token (PKCE) → userinfo. Both run built JavaScript with LOG_LEVEL=warn and no rate limits; Redis is the machine's, shared. BENCH_FLOWS, BENCH_REPEATS and BENCH_WARMUP change the size.`,
+      `${FLOWS} flows per run, ${REPEATS} rounds, after ${WARMUP} warm-up flows per server (medians; spread = slowest–fastest run). All ${configs.length} servers (Signet and the bare provider on each storage) run from start to end and each round drives every one of them in turn, so every ratio, across storages too, is the median of ratios within a round. Server pinned to core 0 (taskset), driver in its own process on core 1; a flow is authorize → interaction (Signet: details + a signed EIP-4361 message; bare: a programmatic sign-in with no check) → resume → token (PKCE) → userinfo, scope openid. Both run built JavaScript with LOG_LEVEL=warn and no rate limits; Redis is the machine's, shared. BENCH_FLOWS, BENCH_REPEATS and BENCH_WARMUP change the size.`,
     ],
   };
 }
@@ -414,10 +442,7 @@ export async function scaleBenchmark(): Promise<Section> {
         }
         measured.push({ processes, runs });
       } finally {
-        for (const server of servers) {
-          server.child.kill('SIGTERM');
-          await new Promise((resolve) => server.child.once('exit', resolve));
-        }
+        await stopServers(servers);
       }
     }
   } finally {
@@ -498,10 +523,7 @@ export async function tracingCost(): Promise<Section> {
         }
       }
     } finally {
-      for (const server of Object.values(servers)) {
-        server.child.kill('SIGTERM');
-        await new Promise((resolve) => server.child.once('exit', resolve));
-      }
+      await stopServers(Object.values(servers));
     }
   } finally {
     collector.close();
@@ -592,10 +614,7 @@ export async function compareBuilds(): Promise<Section> {
         peak.baseline = status(servers.baseline.child.pid as number, 'VmHWM');
         peak.current = status(servers.current.child.pid as number, 'VmHWM');
       } finally {
-        for (const server of Object.values(servers)) {
-          server.child.kill('SIGTERM');
-          await new Promise((resolve) => server.child.once('exit', resolve));
-        }
+        await stopServers(Object.values(servers));
       }
       const ratio = (pick: (r: Run) => number) => median(runs.current.map((r, i) => pick(r) / pick(runs.baseline[i] as Run)));
       for (const which of ['baseline', 'current'] as const) {
