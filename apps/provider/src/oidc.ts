@@ -53,7 +53,7 @@ const RECORD_SCOPES = new Set(['profile', 'siwe', 'email']);
  * Whether claims asked for by `scope` (or named in a claims request) may come from the sign-in
  * record: not for a token of `openid` alone, whose only claim is `sub` (an unknown shape: yes).
  */
-export function recordClaimsAsked(scope: unknown, requested: unknown): boolean {
+function recordClaimsAsked(scope: unknown, requested: unknown): boolean {
   if (typeof scope !== 'string') return true;
   if (scope.split(' ').some((value) => RECORD_SCOPES.has(value))) return true;
   return requested !== null && typeof requested === 'object' && Object.keys(requested).some((claim) => claim !== 'sub');

@@ -78,7 +78,7 @@ export function createSecurity(
       ctx.set(baseHeaders);
       await next();
       // The header read directly: type-is's parse of it (ctx.response.is) cost ~4 µs a request.
-      if (String(ctx.response.get('Content-Type')).startsWith('text/html')) {
+      if (String(ctx.response.get('Content-Type')).toLowerCase().startsWith('text/html')) {
         ctx.set('X-Frame-Options', 'DENY');
         const policy = ctx.response.get('Content-Security-Policy');
         if (policy.includes("'sha256-")) {
