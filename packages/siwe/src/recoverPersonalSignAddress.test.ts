@@ -77,4 +77,23 @@ describe('secp256k1 backends: native libsecp256k1 and its WebAssembly build', ()
     );
     expect(forced.trim()).toBe('wasm');
   });
+
+  it('recoverPersonalSignAddress refuses anything but 0x and 65 bytes of hex: a non-hex character anywhere, another length', () => {
+    const key = randomBytes(32);
+    const text = 'example.com wants you to sign in';
+    const { signature, recoveryId } = signRecoverable(personalSignHash(text), key);
+    const hex = `0x${Buffer.from(signature).toString('hex')}${(27 + recoveryId).toString(16)}`;
+    const signer = privateKeyToAddress(bytesToHex(key)).toLowerCase();
+    expect(recoverPersonalSignAddress(text, hex as `0x${string}`)).toBe(signer);
+    // v written as "1g" (parseInt would read 1), a letter inside r, no 0x, a byte short or long.
+    for (const bad of [
+      `${hex.slice(0, 130)}1g`,
+      `${hex.slice(0, 10)}z${hex.slice(11)}`,
+      `00${hex.slice(2)}`,
+      hex.slice(0, -2),
+      `${hex}00`,
+    ]) {
+      expect(recoverPersonalSignAddress(text, bad as `0x${string}`), bad).toBeUndefined();
+    }
+  });
 });

@@ -56,6 +56,9 @@ export const SECP256K1_BACKEND: 'native' | 'wasm' = backend.name;
 /** Recovery with one named backend (tests and benchmarks compare them); throws if it cannot load. */
 export const secp256k1Recover = (name: 'native' | 'wasm'): Recover => BACKENDS[name]();
 
+/** 0x and 65 bytes in hex: r, s and v. */
+const SIGNATURE_65 = /^0x[0-9a-fA-F]{130}$/;
+
 /** EIP-191 `personal_sign` hash of a text: keccak256("\x19Ethereum Signed Message:\n" + length + text). */
 export function personalSignHash(text: string): Uint8Array {
   // The prefix names the length of the text in UTF-8 bytes; one buffer holds both.
@@ -71,15 +74,13 @@ export function personalSignHash(text: string): Uint8Array {
  * faster than the pure-JS @noble recovery that viem and ethers use; see bench/BENCHMARKS.md.
  */
 export function recoverPersonalSignAddress(text: string, signature: `0x${string}`): string | undefined {
-  if (signature.length !== 132) return undefined;
+  if (!SIGNATURE_65.test(signature)) return undefined;
   const v = Number.parseInt(signature.slice(130), 16);
   // v is 27/28 (legacy) or 0/1 (y parity), as wallets emit either.
   const recoveryId = v === 27 || v === 28 ? v - 27 : v === 0 || v === 1 ? v : -1;
   if (recoveryId === -1) return undefined;
   try {
     const rs = Buffer.from(signature.slice(2, 130), 'hex');
-    // Buffer's hex decoder stops at the first character that is not hex: then it is not a signature.
-    if (rs.length !== 64) return undefined;
     const publicKey = backend.recover(personalSignHash(text), rs, recoveryId as 0 | 1);
     if (!publicKey) return undefined;
     const hash = keccak256(publicKey.subarray(1));
