@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { keccak_256 } from '@noble/hashes/sha3';
 import fc from 'fast-check';
 import { bytesToHex, keccak256 as viemKeccak256 } from 'viem';
@@ -5,8 +6,20 @@ import { describe, expect, it } from 'vitest';
 import { keccak256, keccakReady } from './keccak256.ts';
 
 describe('keccak256: WebAssembly (hash-wasm), @noble/hashes until it is ready', () => {
-  it('the WebAssembly build loads here, and hashes once ready', async () => {
+  it('the WebAssembly build loads here, and hashes once ready; SIWE_KECCAK=noble keeps @noble/hashes', async () => {
     expect(await keccakReady).toBe('wasm');
+    const kept = execFileSync(
+      process.execPath,
+      [
+        '--conditions=@signet/source',
+        '--import',
+        'tsx',
+        '-e',
+        "import('@signet/siwe').then(async (m) => console.log(await m.keccakReady))",
+      ],
+      { env: { ...process.env, SIWE_KECCAK: 'noble' }, encoding: 'utf8' },
+    );
+    expect(kept.trim()).toBe('noble');
   });
 
   it('gives the bytes @noble/hashes and viem give, for inputs of every length across the block size', async () => {
