@@ -3,10 +3,11 @@ import { MAX_SIWE_MESSAGE_LENGTH } from '@signet/siwe';
 import parseBody from 'co-body';
 import type { Context } from 'koa';
 import { HttpError } from '../errors.ts';
+import { bodyIs } from '../http/negotiation.ts';
 
 export async function readSignedMessage(ctx: Context, limit: number): Promise<{ message: string; signature: string }> {
-  const isJson = ctx.is('application/json');
-  const isForm = ctx.is('application/x-www-form-urlencoded');
+  const isJson = bodyIs(ctx, 'application/json');
+  const isForm = !isJson && bodyIs(ctx, 'application/x-www-form-urlencoded');
   if (!isJson && !isForm) {
     throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'send application/json or application/x-www-form-urlencoded');
   }

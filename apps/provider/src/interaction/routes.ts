@@ -13,6 +13,7 @@ import type { Context } from 'koa';
 import { accountIdOf, type SignInRecord, saveSignIn } from '../account.ts';
 import { clientFields } from '../clients.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
+import { bodyIs, prefersJson } from '../http/negotiation.ts';
 import { TTL } from '../oidc.ts';
 import type { EnsProfile } from '../onchain/names/index.ts';
 import { chainIndependent, markExternallyOwned } from '../relying-party/subject.ts';
@@ -25,11 +26,11 @@ import { completeInteraction, type LoadedInteraction, loadInteraction } from './
 import { acceptedNamespace } from './namespaces.ts';
 import { renderInteractionPage } from './page.ts';
 
-const wantsJson = (ctx: Context) => ctx.accepts('html', 'json') === 'json';
+const wantsJson = prefersJson;
 
 /** JSON for API callers; the HTML page for browsers (a GET that prefers HTML, or a form post). */
 const respondsWithJson = (ctx: Context) =>
-  ctx.method === 'GET' ? wantsJson(ctx) : !ctx.is('application/x-www-form-urlencoded') || wantsJson(ctx);
+  ctx.method === 'GET' ? wantsJson(ctx) : !bodyIs(ctx, 'application/x-www-form-urlencoded') || wantsJson(ctx);
 
 /** What was thrown, as an HttpError; anything else is a bug and propagates (a 500). */
 function httpErrorOf(error: unknown): HttpError {

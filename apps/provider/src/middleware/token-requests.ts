@@ -21,6 +21,7 @@
 import type { IncomingMessage } from 'node:http';
 import parseBody from 'co-body';
 import type { Context, Middleware } from 'koa';
+import { bodyIs } from '../http/negotiation.ts';
 import { routeKey, routeOf } from '../limits.ts';
 import type { ProfileDefinition } from '../profiles.ts';
 import { supportedScope } from '../relying-party/scopes.ts';
@@ -65,9 +66,9 @@ export function tokenRequests(profile: ProfileDefinition, supported: ReadonlySet
   const token = routeKey(profile.routes.token);
   const authenticated = new Set([token, routeKey(profile.routes.introspection), routeKey(profile.routes.revocation)]);
   return (ctx, next) => {
-    if (ctx.method !== 'POST' || !ctx.is('application/x-www-form-urlencoded')) return next();
+    if (ctx.method !== 'POST') return next();
     const route = routeOf(ctx);
-    if (!authenticated.has(route)) return next();
+    if (!authenticated.has(route) || !bodyIs(ctx, 'application/x-www-form-urlencoded')) return next();
     const basicId = emptySecretBasicClientId(ctx.get('authorization') || undefined);
     if (route !== token && basicId === undefined) return next();
     return rewrite(ctx, next, route === token, basicId, scopes, findClient);
