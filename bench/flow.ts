@@ -35,7 +35,7 @@ const TICK_MS = 10; // CLK_TCK is 100 on Linux
 
 type Storage = 'memory' | 'sqlite' | 'redis';
 type Impl = 'signet' | 'bare';
-type Run = {
+export type Run = {
   flowsPerSecond: number;
   p50: number;
   p99: number;
@@ -44,7 +44,7 @@ type Run = {
   /** Counters read before and after the measured flows (probe), per flow. */
   perFlow: Record<string, number>;
 };
-type Probe = () => Promise<Record<string, number>>;
+export type Probe = () => Promise<Record<string, number>>;
 
 /**
  * What reached the storage, read from the provider's own GET /metrics: each operation
@@ -86,7 +86,7 @@ function cpuMs(pid: number): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
-async function startServer(
+export async function startServer(
   impl: Impl,
   storage: Storage,
   dir: string,
@@ -102,7 +102,7 @@ async function startServer(
   const command =
     impl === 'signet'
       ? ['node', ...(options.nodeArgs ?? []), options.bin ?? join(ROOT, 'apps/provider/bin/signet.js'), 'provider']
-      : ['node', join(ROOT, 'bench/bare-provider.mjs')];
+      : ['node', ...(options.nodeArgs ?? []), join(ROOT, 'bench/bare-provider.mjs')];
   const child = spawn('taskset', ['-c', options.core ?? '0', ...command], {
     cwd: ROOT,
     env: {
@@ -141,7 +141,7 @@ async function startServer(
  * Stops servers (SIGTERM, then waits for each to exit) and deletes what they stored in the
  * machine's Redis under their prefix: the Redis is shared, and a run leaves ~100,000 keys.
  */
-async function stopServers(servers: Iterable<Awaited<ReturnType<typeof startServer>>>) {
+export async function stopServers(servers: Iterable<Awaited<ReturnType<typeof startServer>>>) {
   const prefixes = new Set<string>();
   for (const server of servers) {
     server.child.kill('SIGTERM');
@@ -159,7 +159,7 @@ async function stopServers(servers: Iterable<Awaited<ReturnType<typeof startServ
 }
 
 /** One measured run; `url` may list several servers (comma-separated); `driverCore` undefined leaves the driver unpinned. */
-function drive(
+export function drive(
   impl: Impl,
   url: string,
   concurrency: number,

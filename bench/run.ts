@@ -11,6 +11,7 @@ import { gatedSignIn } from './gated.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
 import { type Section, toConsole, toMarkdown } from './report.ts';
+import { requestCosts } from './request-costs.ts';
 import { siweVerify } from './siwe-verify.ts';
 import { siwsVerify } from './siws-verify.ts';
 import { walletGas } from './wallet-gas.ts';
@@ -25,6 +26,7 @@ const all: Record<string, () => Promise<Section>> = {
   delayedRpcSignIn,
   walletGas,
   flowBenchmark,
+  requestCosts,
   scaleBenchmark,
   tracingCost,
 };

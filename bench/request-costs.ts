@@ -1,0 +1,125 @@
+/**
+ * Where a sign-in's CPU goes, request by request: Signet and the bare oidc-provider of the flow
+ * benchmark (bare-provider.mjs), both on memory storage, each loaded with request-cpu.mjs (the
+ * CPU from a request's arrival to the end of its answer, per route) and driven at concurrency 1
+ * so that one request runs at a time. What the flow benchmark measures as one figure per flow,
+ * split into the endpoints that make it up: the difference per route is Signet's own work there.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { drive, type Probe, startServer, stopServers } from './flow.ts';
+import type { Check, Section } from './report.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const FLOWS = Number(process.env.BENCH_COST_FLOWS ?? 300);
+const ROUNDS = Number(process.env.BENCH_COST_ROUNDS ?? 5);
+const WARMUP = Number(process.env.BENCH_COST_WARMUP ?? 1500);
+
+/** The server's sums, as counters `<route> µs` and `<route> requests` (drive() turns them into per-flow differences). */
+const requestCpu =
+  (url: string): Probe =>
+  async () => {
+    const sums = (await (await fetch(`${url}/__request-cpu`)).json()) as Record<string, { requests: number; micros: number }>;
+    const counters: Record<string, number> = {};
+    for (const [route, { requests, micros }] of Object.entries(sums)) {
+      counters[`${route} µs`] = micros;
+      counters[`${route} requests`] = requests;
+    }
+    return counters;
+  };
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** What each route does in a flow, for the table. */
+const ROLES: Record<string, string> = {
+  'GET /auth': 'authorization request → interaction',
+  'GET /interaction/:id': 'Signet: the details (JSON); bare: the whole sign-in, unchecked',
+  'POST /interaction/:id': 'Signet: the signed message checked, grant and sign-in record stored',
+  'GET /auth/:id': 'resume → code',
+  'POST /token': 'code → tokens (PKCE, ID token signed)',
+  'GET /me': 'userinfo',
+};
+
+export async function requestCosts(): Promise<Section> {
+  const dir = mkdtempSync(join(tmpdir(), 'signet-costs-'));
+  const hook = ['--import', join(ROOT, 'bench/request-cpu.mjs')];
+  const servers = {
+    signet: await startServer('signet', 'memory', dir, { nodeArgs: hook }),
+    bare: await startServer('bare', 'memory', dir, { nodeArgs: hook }),
+  };
+  // µs per request, per implementation and route, one value per round.
+  const perRequest = { signet: new Map<string, number[]>(), bare: new Map<string, number[]>() };
+  const perFlow = { signet: [] as number[], bare: [] as number[] };
+  try {
+    for (const [impl, server] of Object.entries(servers) as [keyof typeof servers, (typeof servers)['signet']][]) {
+      await drive(impl, server.url, 16, [server.child.pid as number], '1', WARMUP);
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const impl of round % 2 === 0 ? (['signet', 'bare'] as const) : (['bare', 'signet'] as const)) {
+        const server = servers[impl];
+        const run = await drive(impl, server.url, 1, [server.child.pid as number], '1', FLOWS, requestCpu(server.url));
+        let flowMicros = 0;
+        for (const [counter, value] of Object.entries(run.perFlow)) {
+          if (!counter.endsWith(' µs')) continue;
+          const route = counter.slice(0, -' µs'.length);
+          const requests = run.perFlow[`${route} requests`] ?? 0;
+          if (requests < 0.5) continue; // the registration and the probes themselves
+          flowMicros += value;
+          const values = perRequest[impl].get(route) ?? [];
+          values.push(value / requests);
+          perRequest[impl].set(route, values);
+        }
+        perFlow[impl].push(flowMicros);
+      }
+    }
+  } finally {
+    await stopServers(Object.values(servers));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const routes = Object.keys(ROLES).filter((route) => perRequest.signet.has(route) || perRequest.bare.has(route));
+  const cell = (impl: 'signet' | 'bare', route: string) => {
+    const values = perRequest[impl].get(route);
+    return values ? median(values) : undefined;
+  };
+  const rows = routes.map((route) => {
+    const signet = cell('signet', route);
+    const bare = cell('bare', route);
+    return [
+      route,
+      ROLES[route] ?? '',
+      signet === undefined ? '–' : signet.toFixed(0),
+      bare === undefined ? '–' : bare.toFixed(0),
+      signet !== undefined && bare !== undefined ? `${signet - bare >= 0 ? '+' : ''}${(signet - bare).toFixed(0)}` : '–',
+    ];
+  });
+  const signetFlow = median(perFlow.signet);
+  const bareFlow = median(perFlow.bare);
+  rows.push([
+    'one flow',
+    'the requests above, as the driver makes them',
+    signetFlow.toFixed(0),
+    bareFlow.toFixed(0),
+    `+${(signetFlow - bareFlow).toFixed(0)}`,
+  ]);
+  const checks: Check[] = [
+    {
+      name: 'CPU per flow at concurrency 1, Signet / bare (sum of its requests)',
+      value: signetFlow / bareFlow,
+      display: `${(signetFlow / bareFlow).toFixed(2)}× (${signetFlow.toFixed(0)} / ${bareFlow.toFixed(0)} µs)`,
+      target: 'measured',
+      pass: true,
+    },
+  ];
+  return {
+    title: 'Where a flow’s CPU goes: each request, Signet against the bare oidc-provider',
+    table: {
+      head: ['route', 'what it does', 'Signet µs CPU', 'bare µs CPU', 'difference'],
+      rows,
+    },
+    checks,
+    notes: [
+      `Memory storage, concurrency 1 (one request at a time), ${FLOWS} flows per round, ${ROUNDS} rounds (medians), after ${WARMUP} warm-up flows at concurrency 16 (BENCH_COST_FLOWS, BENCH_COST_ROUNDS and BENCH_COST_WARMUP change the size); each server loads bench/request-cpu.mjs, which sums the process's CPU from a request's arrival to the end of its answer per route. Garbage collection is mostly not in these figures: with one request at a time, V8 collects in the idle time between requests (a collection that does land in a request moves tens of µs from one route to another between runs); the flow benchmark's CPU per flow includes it. Same servers, driver and flow as the flow benchmark above; CPU per request is higher at concurrency 1 than at 16, where the work of several requests shares an event-loop turn and a system call. \`npm run bench -- requestCosts\` runs this section alone.`,
+    ],
+  };
+}
