@@ -41,10 +41,21 @@ const provider = new Provider(issuer, {
   },
 });
 
-// The interaction: no page, no check; the fixed account signs in and grants what was asked.
+// BENCH_BARE_INTERACTION=page: the interaction takes Signet's two routes, still checking nothing —
+// GET /interaction/<uid> answers what oidc-provider knows of it (JSON), and the POST signs in.
+const twoStep = process.env.BENCH_BARE_INTERACTION === 'page';
+
+// The interaction: no check; the fixed account signs in and grants what was asked (on the GET,
+// or with BENCH_BARE_INTERACTION=page on the POST after a GET of the details).
 provider.use(async (ctx, next) => {
-  const match = /^\/interaction\/([^/]+)$/.exec(ctx.path);
-  if (!match || ctx.method !== 'GET') return next();
+  if (!/^\/interaction\/[^/]+$/.test(ctx.path)) return next();
+  if (twoStep && ctx.method === 'GET') {
+    const { uid, params, prompt } = await provider.interactionDetails(ctx.req, ctx.res);
+    ctx.set('cache-control', 'no-store');
+    ctx.body = { uid, params, prompt: prompt.name };
+    return;
+  }
+  if (ctx.method !== (twoStep ? 'POST' : 'GET')) return next();
   const details = await provider.interactionDetails(ctx.req, ctx.res);
   const accountId = 'eip155:1:0x0000000000000000000000000000000000000001';
   const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });

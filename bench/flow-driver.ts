@@ -80,6 +80,15 @@ async function flow(client: string, signer: ReturnType<typeof wallet>, target: s
     });
     if (posted.status !== 303) throw new Error(`sign-in answered ${posted.status}: ${await posted.text()}`);
     resume = location(posted, interaction);
+  } else if (process.env.BENCH_BARE_INTERACTION === 'page') {
+    // The bare provider with Signet's two interaction routes: the details, then a POST it does not check.
+    await (await request(jar, interaction, { headers: { accept: 'application/json' } })).json();
+    const posted = await request(jar, interaction, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: '{}',
+    });
+    resume = location(posted, interaction);
   } else {
     resume = location(await request(jar, interaction), interaction);
   }
