@@ -35,7 +35,7 @@ const TICK_MS = 10; // CLK_TCK is 100 on Linux
 
 type Storage = 'memory' | 'sqlite' | 'redis';
 type Impl = 'signet' | 'bare';
-export type Run = {
+type Run = {
   flowsPerSecond: number;
   p50: number;
   p99: number;
