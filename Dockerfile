@@ -12,14 +12,12 @@ RUN npm install --no-audit --no-fund \
  && scripts/runtime-tree.sh /out
 
 FROM node:24-bookworm-slim
-# NODE_OPTIONS: Node 24's young generation grows to 3 × 32 MB or more under load; 16 MB semi-spaces
-# keep a busy provider's peak resident memory near 195 MB instead of 275 MB, for no more CPU
-# (bench/history.md). An operator's own NODE_OPTIONS replaces it.
+# `signet provider` bounds the young generation itself (8 MB semi-spaces; README, "Memory under
+# load"); a NODE_OPTIONS of the operator's that sizes it (--max-semi-space-size) wins.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    STORAGE_URL=sqlite:/data/signet.db \
-    NODE_OPTIONS=--max-semi-space-size=16
+    STORAGE_URL=sqlite:/data/signet.db
 WORKDIR /app
 COPY --from=build /out /app
 # The database holds private keys: a directory only the service user can read.

@@ -5,11 +5,11 @@
  * finish (up to SHUTDOWN_TIMEOUT_MS), close storage and exit.
  */
 import { createServer, type Server } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
 import { SettingsError } from '@signet/settings';
-import { type App, buildApp } from './app.ts';
+import type { App } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { boundHeapGrowth, boundYoungGeneration } from './runtime/heap.ts';
 
 export type RunningProvider = { app: App; server: Server; url: string; stop(): Promise<void> };
 
@@ -27,6 +27,9 @@ export async function startProvider(
   logger: Logger = createLogger(config.logLevel, undefined, config.logFormat),
   timeouts: ServerTimeouts = SERVER_TIMEOUTS,
 ): Promise<RunningProvider> {
+  // Loaded here, not at the top: `signet provider` reads its settings and may start itself again
+  // (runtime/heap.ts) before the provider's modules load.
+  const { buildApp } = await import('./app.ts');
   const app = await buildApp(config, { logger });
   const server = createServer(
     {
@@ -72,30 +75,6 @@ export async function startProvider(
   return { app, server, url: config.baseUrl, stop };
 }
 
-/**
- * How far V8 lets the heap grow past what survived the last full collection before it collects
- * again: 50 % (V8 picks up to 4× on its own, which a busy provider whose live heap is ~50 MB turned
- * into 220–240 MB of resident memory under load; with 50 %, 150–170 MB for the same CPU; see
- * bench/history.md). Not a limit: the heap still grows as far as the live data needs. Set for SQLite
- * and Redis storage only (memory storage keeps every record in the heap, which must grow with it),
- * and never over a heap setting of the operator's own (`node --max-old-space-size=…`,
- * `--heap-growing-percent`, in the command line or NODE_OPTIONS). Returns the flag it set.
- */
-export const HEAP_GROWING_PERCENT = 50;
-export function boundHeapGrowth(
-  storage: Config['storage']['kind'],
-  given: string[] = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)],
-  set: (flag: string) => void = setFlagsFromString,
-): string | undefined {
-  if (storage === 'memory') return undefined;
-  if (given.some((arg) => /^--(max[-_]old[-_]space[-_]size|max[-_]heap[-_]size|heap[-_]growing[-_]percent)\b/.test(arg))) {
-    return undefined;
-  }
-  const flag = `--heap-growing-percent=${HEAP_GROWING_PERCENT}`;
-  set(flag);
-  return flag;
-}
-
 /** Reads the settings, starts the provider and stops it gracefully on SIGTERM / SIGINT (exit 0). */
 export async function runProvider(): Promise<void> {
   let config: Config;
@@ -108,6 +87,8 @@ export async function runProvider(): Promise<void> {
     }
     throw error;
   }
+  // The young generation's size can only be given at start: this may start the command again.
+  boundYoungGeneration(config.storage.kind);
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
   boundHeapGrowth(config.storage.kind);
   let running: RunningProvider;
