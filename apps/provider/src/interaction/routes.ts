@@ -26,11 +26,9 @@ import { completeInteraction, type LoadedInteraction, loadInteraction } from './
 import { acceptedNamespace } from './namespaces.ts';
 import { renderInteractionPage } from './page.ts';
 
-const wantsJson = prefersJson;
-
 /** JSON for API callers; the HTML page for browsers (a GET that prefers HTML, or a form post). */
 const respondsWithJson = (ctx: Context) =>
-  ctx.method === 'GET' ? wantsJson(ctx) : !bodyIs(ctx, 'application/x-www-form-urlencoded') || wantsJson(ctx);
+  ctx.method === 'GET' ? prefersJson(ctx) : !bodyIs(ctx, 'application/x-www-form-urlencoded') || prefersJson(ctx);
 
 /** What was thrown, as an HttpError; anything else is a bug and propagates (a 500). */
 function httpErrorOf(error: unknown): HttpError {
@@ -73,7 +71,7 @@ export function interactionRoutes(router: Router, services: Services) {
       return fail(ctx, httpErrorOf(error));
     }
     ctx.set('cache-control', 'no-store');
-    if (wantsJson(ctx)) {
+    if (prefersJson(ctx)) {
       ctx.body = loaded.details;
       return;
     }
