@@ -42,8 +42,16 @@ const provider = new Provider(issuer, {
 });
 
 // BENCH_BARE_INTERACTION=page: the interaction takes Signet's two routes, still checking nothing —
-// GET /interaction/<uid> answers what oidc-provider knows of it (JSON), and the POST signs in.
+// GET /interaction/<uid> answers what oidc-provider knows of it (JSON), and the POST reads the
+// JSON body it is sent (the same message and signature a wallet posts to Signet) and signs in.
 const twoStep = process.env.BENCH_BARE_INTERACTION === 'page';
+
+/** The request body as JSON, read and parsed but not looked at. */
+async function readJson(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return chunks.length === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
 
 // The interaction: no check; the fixed account signs in and grants what was asked (on the GET,
 // or with BENCH_BARE_INTERACTION=page on the POST after a GET of the details).
@@ -56,6 +64,7 @@ provider.use(async (ctx, next) => {
     return;
   }
   if (ctx.method !== (twoStep ? 'POST' : 'GET')) return next();
+  if (twoStep) await readJson(ctx.req);
   const details = await provider.interactionDetails(ctx.req, ctx.res);
   const accountId = 'eip155:1:0x0000000000000000000000000000000000000001';
   const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });

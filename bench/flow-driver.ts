@@ -3,10 +3,11 @@
  * flow.ts): complete authorization-code flows over loopback HTTP, `CONCURRENCY` at a time, as a
  * browser and a relying party would make them:
  *   authorize → interaction (Signet: details, a signed EIP-4361 message posted; bare: a
- *   programmatic sign-in) → resume → token (PKCE) → userinfo.
+ *   programmatic sign-in on one GET; bare-page: the same on Signet's two routes, the details
+ *   and then a POST of a message it does not check) → resume → token (PKCE) → userinfo.
  * Prints one JSON line: flows, seconds, latency percentiles, failures.
  *
- *   TARGET=http://localhost:3000 MODE=signet|bare FLOWS=1000 CONCURRENCY=16 WARMUP=100 node --import tsx bench/flow-driver.ts
+ *   TARGET=http://localhost:3000 MODE=signet|bare|bare-page FLOWS=1000 CONCURRENCY=16 WARMUP=100 node --import tsx bench/flow-driver.ts
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { messageParameters } from '@signet/provider';
@@ -19,7 +20,7 @@ import { privateKeyToAddress } from 'viem/accounts';
 /** One server, or several (comma-separated) sharing one storage: worker i drives targets[i % n]. */
 const targets = (process.env.TARGET as string).split(',');
 const target = targets[0] as string;
-const mode = process.env.MODE as 'signet' | 'bare';
+const mode = process.env.MODE as 'signet' | 'bare' | 'bare-page';
 const flows = Number(process.env.FLOWS ?? 1000);
 const concurrency = Number(process.env.CONCURRENCY ?? 16);
 const warmup = Number(process.env.WARMUP ?? 100);
@@ -80,13 +81,27 @@ async function flow(client: string, signer: ReturnType<typeof wallet>, target: s
     });
     if (posted.status !== 303) throw new Error(`sign-in answered ${posted.status}: ${await posted.text()}`);
     resume = location(posted, interaction);
-  } else if (process.env.BENCH_BARE_INTERACTION === 'page') {
-    // The bare provider with Signet's two interaction routes: the details, then a POST it does not check.
+  } else if (mode === 'bare-page') {
+    // The bare provider with Signet's two interaction routes: the details, then a POST of the same
+    // size as a wallet's (an EIP-4361 message and a signature) that it reads but does not check.
     await (await request(jar, interaction, { headers: { accept: 'application/json' } })).json();
+    const uid = new URL(interaction).pathname.split('/').pop() as string;
+    const issuer = new URL(target);
+    const message = createSiweMessage({
+      domain: issuer.host,
+      address: signer.address,
+      uri: issuer.origin,
+      version: '1',
+      chainId: 1,
+      nonce: Buffer.from(uid).toString('hex'),
+      issuedAt: new Date(),
+      expirationTime: new Date(Date.now() + 600_000),
+      resources: [REDIRECT_URI],
+    });
     const posted = await request(jar, interaction, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: '{}',
+      body: JSON.stringify({ message, signature: `0x${'ab'.repeat(65)}` }),
     });
     resume = location(posted, interaction);
   } else {

@@ -44,21 +44,24 @@ const ROLES: Record<string, string> = {
 export async function requestCosts(): Promise<Section> {
   const dir = mkdtempSync(join(tmpdir(), 'signet-costs-'));
   const hook = ['--import', join(ROOT, 'bench/request-cpu.mjs')];
+  // BENCH_BARE_INTERACTION=page: the bare provider on Signet's two interaction routes.
+  const bareImpl = process.env.BENCH_BARE_INTERACTION === 'page' ? 'bare-page' : 'bare';
   const servers = {
     signet: await startServer('signet', 'memory', dir, { nodeArgs: hook }),
-    bare: await startServer('bare', 'memory', dir, { nodeArgs: hook }),
+    bare: await startServer(bareImpl, 'memory', dir, { nodeArgs: hook }),
   };
+  const modeOf = (impl: keyof typeof servers) => (impl === 'bare' ? bareImpl : impl);
   // µs per request, per implementation and route, one value per round.
   const perRequest = { signet: new Map<string, number[]>(), bare: new Map<string, number[]>() };
   const perFlow = { signet: [] as number[], bare: [] as number[] };
   try {
     for (const [impl, server] of Object.entries(servers) as [keyof typeof servers, (typeof servers)['signet']][]) {
-      await drive(impl, server.url, 16, [server.child.pid as number], '1', WARMUP);
+      await drive(modeOf(impl), server.url, 16, [server.child.pid as number], '1', WARMUP);
     }
     for (let round = 0; round < ROUNDS; round++) {
       for (const impl of round % 2 === 0 ? (['signet', 'bare'] as const) : (['bare', 'signet'] as const)) {
         const server = servers[impl];
-        const run = await drive(impl, server.url, 1, [server.child.pid as number], '1', FLOWS, requestCpu(server.url));
+        const run = await drive(modeOf(impl), server.url, 1, [server.child.pid as number], '1', FLOWS, requestCpu(server.url));
         let flowMicros = 0;
         for (const [counter, value] of Object.entries(run.perFlow)) {
           if (!counter.endsWith(' µs')) continue;
