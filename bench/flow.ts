@@ -4,7 +4,7 @@
  * (bare-provider.mjs), on each storage: memory, SQLite, Redis. The server is pinned to core 0
  * and the load driver (flow-driver.ts) runs in its own process pinned to core 1; CPU per flow
  * is the server process's user + system time (/proc) over the measured flows. Each
- * configuration runs `REPEATS` times; the table shows medians and the spread of flows/s.
+ * configuration runs `FLOW_REPEATS` times; the table shows medians and the spread of flows/s.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +17,15 @@ import { redisCommand } from '@signet/testkit/redis';
 import type { Check, Section } from './report.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const FLOWS = Number(process.env.BENCH_FLOWS ?? 2000);
+/**
+ * The flow benchmark's rounds: many short ones rather than a few long ones. Every server runs
+ * `FLOWS` flows per round, one after another, and each ratio is the median of per-round ratios;
+ * on this shared host a server's speed drifts over tens of seconds, so nine rounds of 700 flows
+ * (a server and its baseline measured seconds apart) give steadier medians than three of 2,000,
+ * for the same number of flows.
+ */
+const FLOWS = Number(process.env.BENCH_FLOWS ?? 700);
+const FLOW_REPEATS = Number(process.env.BENCH_REPEATS ?? 9);
 /** Flows per run of the scaling, tracing and build-comparison benchmarks (the whole run stays under 10 minutes). */
 const SIDE_FLOWS = Number(process.env.BENCH_FLOWS ?? 1000);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -254,10 +262,14 @@ export async function flowBenchmark(): Promise<Section> {
   // Every configuration (Signet and the bare provider on each storage) runs at once and they take
   // turns within each round, so a slower or faster spell of this shared machine falls on all of
   // them alike, and every ratio, across storages too, is one of runs made in the same round.
-  const configs = [
-    ...STORAGES.flatMap((storage) => (['signet', 'bare'] as Impl[]).map((impl) => ({ impl, storage }))),
-    ...(STORAGES.includes('memory') ? [{ impl: 'bare-page' as Impl, storage: 'memory' as Storage }] : []),
-  ];
+  // Signet on memory and its goal baseline (the bare provider on the same routes) side by side in
+  // the order, so each round measures them seconds apart.
+  const configs = STORAGES.flatMap((storage) =>
+    (storage === 'memory' ? (['signet', 'bare-page', 'bare'] as Impl[]) : (['signet', 'bare'] as Impl[])).map((impl) => ({
+      impl,
+      storage,
+    })),
+  );
   const keyOf = (impl: Impl, storage: Storage) => `${impl}:${storage}`;
   const servers = new Map<string, Awaited<ReturnType<typeof startServer>>>();
   const runs = new Map<string, Run[]>(); // `${impl}:${storage}@${concurrency}`, one run per round
@@ -272,7 +284,7 @@ export async function flowBenchmark(): Promise<Section> {
         await drive(impl, server.url, CONCURRENCY[0] ?? 16, [server.child.pid as number], '1', WARMUP);
       }
       for (const concurrency of CONCURRENCY) {
-        for (let i = 0; i < REPEATS; i++) {
+        for (let i = 0; i < FLOW_REPEATS; i++) {
           // Each round starts one configuration later, so none is always first or last.
           const order = configs.map((_, k) => configs[(k + i) % configs.length] as (typeof configs)[number]);
           for (const { impl, storage } of order) {
@@ -431,7 +443,7 @@ export async function flowBenchmark(): Promise<Section> {
     notes: [
       `Complete sign-ins per second on one core (the server pinned to it), concurrency ${c}: ${perCore.join(', ')} (Signet's median flows/s above).`,
       `What one flow costs the storage (Signet's GET /metrics, signet_storage_operations_total; Redis: the server's own total_commands_processed):\n\n${storageTable}`,
-      `${FLOWS} flows per run, ${REPEATS} rounds, after ${WARMUP} warm-up flows per server (medians; spread = slowest–fastest run). All ${configs.length} servers (Signet and the bare provider on each storage, and on memory the bare provider on the same routes) run from start to end and each round drives every one of them in turn, so every ratio, across storages too, is the median of ratios within a round. Server pinned to core 0 (taskset), driver in its own process on core 1; a flow is authorize → interaction (Signet: details + a signed EIP-4361 message; bare: a programmatic sign-in with no check on one GET; bare on the same routes: a GET of the details, then a POST of a message and signature of the same size that it reads and does not check — the baseline the goals are stated against) → resume → token (PKCE) → userinfo, scope openid. Both run built JavaScript with LOG_LEVEL=warn and no rate limits; Redis is the machine's, shared. BENCH_FLOWS, BENCH_REPEATS and BENCH_WARMUP change the size.`,
+      `${FLOWS} flows per run, ${FLOW_REPEATS} rounds, after ${WARMUP} warm-up flows per server (medians; spread = slowest–fastest run). All ${configs.length} servers (Signet and the bare provider on each storage, and on memory the bare provider on the same routes) run from start to end and each round drives every one of them in turn, so every ratio, across storages too, is the median of ratios within a round. Server pinned to core 0 (taskset), driver in its own process on core 1; a flow is authorize → interaction (Signet: details + a signed EIP-4361 message; bare: a programmatic sign-in with no check on one GET; bare on the same routes: a GET of the details, then a POST of a message and signature of the same size that it reads and does not check — the baseline the goals are stated against) → resume → token (PKCE) → userinfo, scope openid. Both run built JavaScript with LOG_LEVEL=warn and no rate limits; Redis is the machine's, shared. BENCH_FLOWS, BENCH_REPEATS and BENCH_WARMUP change the size.`,
     ],
   };
 }
