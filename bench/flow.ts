@@ -18,14 +18,14 @@ import type { Check, Section } from './report.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 /**
- * The flow benchmark's rounds: many short ones rather than a few long ones. Every server runs
- * `FLOWS` flows per round, one after another, and each ratio is the median of per-round ratios;
- * on this shared host a server's speed drifts over tens of seconds, so nine rounds of 700 flows
- * (a server and its baseline measured seconds apart) give steadier medians than three of 2,000,
- * for the same number of flows.
+ * The flow benchmark's rounds: every server runs `FLOWS` flows per round, one after another, and
+ * each ratio is the median of per-round ratios. On this shared host a server's speed drifts over
+ * tens of seconds, so five rounds of 1,200 flows give steadier medians than three of 2,000 for the
+ * same number of flows; more, shorter rounds cost a driver start each (~2.5 s: nine rounds of 700
+ * made the benchmark 35 % longer).
  */
-const FLOWS = Number(process.env.BENCH_FLOWS ?? 700);
-const FLOW_REPEATS = Number(process.env.BENCH_REPEATS ?? 9);
+const FLOWS = Number(process.env.BENCH_FLOWS ?? 1200);
+const FLOW_REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 /** Flows per run of the scaling, tracing and build-comparison benchmarks (the whole run stays under 10 minutes). */
 const SIDE_FLOWS = Number(process.env.BENCH_FLOWS ?? 1000);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
