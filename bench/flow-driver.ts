@@ -17,10 +17,16 @@ import * as ecc from 'tiny-secp256k1';
 import { bytesToHex, hashMessage, hexToBytes } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 
-/** One server, or several (comma-separated) sharing one storage: worker i drives targets[i % n]. */
+type Mode = 'signet' | 'bare' | 'bare-page';
+/**
+ * One server, or several (comma-separated): worker i drives targets[i % n]. Several servers share
+ * one storage and one registered client, unless MODE lists a mode per server: then each is a
+ * server of its own (its own client), driven at once (the paired measurement of flow.ts).
+ */
 const targets = (process.env.TARGET as string).split(',');
-const target = targets[0] as string;
-const mode = process.env.MODE as 'signet' | 'bare' | 'bare-page';
+const modes = (process.env.MODE as string).split(',') as Mode[];
+const separate = modes.length > 1;
+const modeOf = (i: number) => (modes[i] ?? modes[0]) as Mode;
 const flows = Number(process.env.FLOWS ?? 1000);
 const concurrency = Number(process.env.CONCURRENCY ?? 16);
 const warmup = Number(process.env.WARMUP ?? 100);
@@ -29,7 +35,7 @@ const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 const verifier = randomBytes(32).toString('base64url');
 const challenge = createHash('sha256').update(verifier).digest('base64url');
 
-async function clientId(): Promise<string> {
+async function clientId(target: string): Promise<string> {
   const response = await fetch(`${target}/reg`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -58,7 +64,7 @@ const location = (response: Response, base: string) => {
   return new URL(value, base).href;
 };
 
-async function flow(client: string, signer: ReturnType<typeof wallet>, target: string) {
+async function flow(client: string, signer: ReturnType<typeof wallet>, target: string, mode: Mode) {
   const jar = new CookieJar();
   const authorize = `${target}/auth?${new URLSearchParams({
     client_id: client,
@@ -128,39 +134,43 @@ async function flow(client: string, signer: ReturnType<typeof wallet>, target: s
   await userinfo.arrayBuffer();
 }
 
-async function run(client: string, count: number) {
+async function run(clients: string[], count: number) {
   const latencies: number[] = [];
   const failures: string[] = [];
+  const perTarget = targets.map(() => 0);
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
       const signer = wallet();
-      const server = targets[worker % targets.length] as string;
+      const index = worker % targets.length;
+      const server = targets[index] as string;
+      const client = (separate ? clients[index] : clients[0]) as string;
       while (next < count) {
         next += 1;
         const t = performance.now();
         try {
-          await flow(client, signer, server);
+          await flow(client, signer, server, modeOf(index));
           latencies.push(performance.now() - t);
+          perTarget[index] = (perTarget[index] ?? 0) + 1;
         } catch (error) {
           failures.push((error as Error).message);
         }
       }
     }),
   );
-  return { seconds: (performance.now() - started) / 1000, latencies, failures };
+  return { seconds: (performance.now() - started) / 1000, latencies, failures, perTarget };
 }
 
-const client = await clientId();
-await run(client, warmup);
+const clients = separate ? await Promise.all(targets.map(clientId)) : [await clientId(targets[0] as string)];
+await run(clients, warmup);
 process.stdout.write('warm\n');
 // The parent reads the server's CPU counters between "warm" and the result.
 await new Promise((resolve) => process.stdin.once('data', resolve));
-const { seconds, latencies, failures } = await run(client, flows);
+const { seconds, latencies, failures, perTarget } = await run(clients, flows);
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
 process.stdout.write(
-  `${JSON.stringify({ flows: latencies.length, seconds, p50: pct(50), p99: pct(99), failures: failures.length, firstFailure: failures[0] })}\n`,
+  `${JSON.stringify({ flows: latencies.length, seconds, p50: pct(50), p99: pct(99), failures: failures.length, firstFailure: failures[0], perTarget })}\n`,
 );
 process.exit(0);

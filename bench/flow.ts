@@ -26,6 +26,8 @@ const ROOT = join(import.meta.dirname, '..');
  */
 const FLOWS = Number(process.env.BENCH_FLOWS ?? 1200);
 const FLOW_REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
+/** Rounds of the paired measurement (flowBenchmark): Signet and the bare provider driven at once. */
+const PAIRED_ROUNDS = Number(process.env.BENCH_PAIRED_ROUNDS ?? 3);
 /** Flows per run of the scaling, tracing and build-comparison benchmarks (the whole run stays under 10 minutes). */
 const SIDE_FLOWS = Number(process.env.BENCH_FLOWS ?? 1000);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -57,6 +59,8 @@ type Run = {
   failures: number;
   /** Counters read before and after the measured flows (probe), per flow. */
   perFlow: Record<string, number>;
+  /** Driving several servers at once, each its own mode (drive() given a list): each one's CPU per flow. */
+  perServer?: { flows: number; cpuMsPerFlow: number }[];
 };
 export type Probe = () => Promise<Record<string, number>>;
 
@@ -175,7 +179,7 @@ export async function stopServers(servers: Iterable<Awaited<ReturnType<typeof st
 
 /** One measured run; `url` may list several servers (comma-separated); `driverCore` undefined leaves the driver unpinned. */
 export function drive(
-  impl: Impl,
+  impl: Impl | Impl[],
   url: string,
   concurrency: number,
   serverPids: number[],
@@ -184,6 +188,8 @@ export function drive(
   probe?: Probe,
 ): Promise<Run> {
   const cpu = () => serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const cpuEach = () => serverPids.map((pid) => cpuMs(pid));
+  let cpuEachBefore: number[] = [];
   const nodeArgs = ['node', '--conditions=@signet/source', '--import', 'tsx', join(ROOT, 'bench/flow-driver.ts')];
   return new Promise((resolve, reject) => {
     const driver: ChildProcess = spawn(
@@ -191,7 +197,14 @@ export function drive(
       driverCore === undefined ? nodeArgs.slice(1) : ['-c', driverCore, ...nodeArgs],
       {
         cwd: ROOT,
-        env: { ...process.env, TARGET: url, MODE: impl, FLOWS: String(flows), CONCURRENCY: String(concurrency), WARMUP: '100' },
+        env: {
+          ...process.env,
+          TARGET: url,
+          MODE: Array.isArray(impl) ? impl.join(',') : impl,
+          FLOWS: String(flows),
+          CONCURRENCY: String(concurrency),
+          WARMUP: '100',
+        },
         stdio: ['pipe', 'pipe', 'pipe'],
       },
     );
@@ -212,12 +225,14 @@ export function drive(
         counted = probe ? probe() : Promise.resolve({});
         await counted;
         cpuBefore = cpu();
+        cpuEachBefore = cpuEach();
         driver.stdin?.write('go\n');
       }
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line && !finished) {
         finished = true;
         const used = cpu() - cpuBefore;
+        const usedEach = cpuEach().map((ms, i) => ms - (cpuEachBefore[i] ?? 0));
         const before = await counted;
         const after = probe ? await probe() : {};
         const result = JSON.parse(line) as {
@@ -227,13 +242,22 @@ export function drive(
           p99: number;
           failures: number;
           firstFailure?: string;
+          perTarget?: number[];
         };
-        if (result.failures > 0) console.error(`${impl}: ${result.failures} failed flows, e.g. ${result.firstFailure}`);
+        if (result.failures > 0) console.error(`${String(impl)}: ${result.failures} failed flows, e.g. ${result.firstFailure}`);
         resolve({
           flowsPerSecond: result.flows / result.seconds,
           p50: result.p50,
           p99: result.p99,
           cpuMsPerFlow: used / Math.max(1, result.flows),
+          ...(Array.isArray(impl)
+            ? {
+                perServer: usedEach.map((ms, i) => ({
+                  flows: result.perTarget?.[i] ?? 0,
+                  cpuMsPerFlow: ms / Math.max(1, result.perTarget?.[i] ?? 0),
+                })),
+              }
+            : {}),
           failures: result.failures,
           // Over every flow the driver ran, failed ones included (they reached the server too).
           perFlow: Object.fromEntries(
@@ -273,6 +297,7 @@ export async function flowBenchmark(): Promise<Section> {
   const keyOf = (impl: Impl, storage: Storage) => `${impl}:${storage}`;
   const servers = new Map<string, Awaited<ReturnType<typeof startServer>>>();
   const runs = new Map<string, Run[]>(); // `${impl}:${storage}@${concurrency}`, one run per round
+  const pairedRuns: number[][] = [];
   const peaks = new Map<string, number>();
   try {
     try {
@@ -306,6 +331,24 @@ export async function flowBenchmark(): Promise<Section> {
         }
       }
       for (const [key, server] of servers) peaks.set(key, status(server.child.pid as number, 'VmHWM'));
+      // The paired measurement: Signet and both forms of the bare provider on memory, driven at
+      // once on their one shared core (each a third of the driver's workers), so a slow or fast
+      // spell of the host falls on all three in the same seconds and CPU per flow compares
+      // like with like; flows/s is not compared here (they share the core).
+      if (STORAGES.includes('memory')) {
+        const paired = (['signet', 'bare-page', 'bare'] as Impl[]).map((impl) => serverOf(impl, 'memory'));
+        for (let i = 0; i < PAIRED_ROUNDS; i++) {
+          const run = await drive(
+            ['signet', 'bare-page', 'bare'],
+            paired.map((server) => server.url).join(','),
+            3 * (CONCURRENCY[0] ?? 16),
+            paired.map((server) => server.child.pid as number),
+            '1',
+            3 * FLOWS,
+          );
+          pairedRuns.push(run.perServer?.map((server) => server.cpuMsPerFlow) ?? []);
+        }
+      }
     } finally {
       await stopServers(servers.values());
     }
@@ -321,6 +364,8 @@ export async function flowBenchmark(): Promise<Section> {
     peak: peaks.get(keyOf(impl, storage)) ?? Number.NaN,
   });
   const ratiosOf: Record<string, { flows: number; cpu: number; p99: number }> = {};
+  /** CPU per flow of Signet, bare-page, bare on memory, in each paired round. */
+  const pairedOf = (k: number) => median(pairedRuns.map((run) => (run[0] ?? Number.NaN) / (run[k] ?? Number.NaN)));
   // Signet on each storage against the bare provider on the same storage (one unchecked GET),
   // and on memory also against the bare provider on Signet's two interaction routes.
   const pairs = [
@@ -408,6 +453,10 @@ export async function flowBenchmark(): Promise<Section> {
   measuredOnly('memory: p99 vs bare on one unchecked GET', oneGet?.p99 ?? Number.NaN);
   measuredOnly('SQLite: flows/s vs bare on memory, one unchecked GET', across('signet', 'sqlite', 'bare', 'memory'));
   measuredOnly('Redis: flows/s vs bare on memory, one unchecked GET', across('signet', 'redis', 'bare', 'memory'));
+  if (pairedRuns.length > 0) {
+    atMost('memory: CPU per flow vs bare (same routes), paired on one core', pairedOf(1), 1.2);
+    measuredOnly('memory: CPU per flow vs bare on one unchecked GET, paired on one core', pairedOf(2));
+  }
   // Memory goals on the default storage: STORAGE_URL=memory (tests only) keeps every record of
   // every flow in the process heap, so its peak grows with the length of the run.
   atMost('idle RSS, built provider (SQLite, the default storage)', memoryOf('signet', 'sqlite').idle, 120, 'MB');
@@ -442,6 +491,11 @@ export async function flowBenchmark(): Promise<Section> {
     checks,
     notes: [
       `Complete sign-ins per second on one core (the server pinned to it), concurrency ${c}: ${perCore.join(', ')} (Signet's median flows/s above).`,
+      ...(pairedRuns.length > 0
+        ? [
+            `Paired (the same CPU ratios measured another way): Signet, the bare provider on the same routes and the bare provider on one GET, all on memory storage, driven at once on their shared core (concurrency ${3 * (CONCURRENCY[0] ?? 16)}, a third each), ${PAIRED_ROUNDS} rounds of ${3 * FLOWS} flows: CPU ms per flow ${pairedRuns.map((run) => run.map((ms) => ms.toFixed(2)).join(' / ')).join('; ')} (Signet / same routes / one GET, per round). Whatever the host does during a round, it does to all three.`,
+          ]
+        : []),
       `What one flow costs the storage (Signet's GET /metrics, signet_storage_operations_total; Redis: the server's own total_commands_processed):\n\n${storageTable}`,
       `${FLOWS} flows per run, ${FLOW_REPEATS} rounds, after ${WARMUP} warm-up flows per server (medians; spread = slowest–fastest run). All ${configs.length} servers (Signet and the bare provider on each storage, and on memory the bare provider on the same routes) run from start to end and each round drives every one of them in turn, so every ratio, across storages too, is the median of ratios within a round. Server pinned to core 0 (taskset), driver in its own process on core 1; a flow is authorize → interaction (Signet: details + a signed EIP-4361 message; bare: a programmatic sign-in with no check on one GET; bare on the same routes: a GET of the details, then a POST of a message and signature of the same size that it reads and does not check — the baseline the goals are stated against) → resume → token (PKCE) → userinfo, scope openid. Both run built JavaScript with LOG_LEVEL=warn and no rate limits; Redis is the machine's, shared. BENCH_FLOWS, BENCH_REPEATS and BENCH_WARMUP change the size.`,
     ],
