@@ -187,8 +187,8 @@ export function drive(
   flows = SIDE_FLOWS,
   probe?: Probe,
 ): Promise<Run> {
-  const cpu = () => serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0);
   const cpuEach = () => serverPids.map((pid) => cpuMs(pid));
+  const cpu = () => cpuEach().reduce((sum, ms) => sum + ms, 0);
   let cpuEachBefore: number[] = [];
   const nodeArgs = ['node', '--conditions=@signet/source', '--import', 'tsx', join(ROOT, 'bench/flow-driver.ts')];
   return new Promise((resolve, reject) => {
