@@ -8,6 +8,8 @@
  * Prints one JSON line: flows, seconds, latency percentiles, failures.
  *
  *   TARGET=http://localhost:3000 MODE=signet|bare|bare-page FLOWS=1000 CONCURRENCY=16 WARMUP=100 node --import tsx bench/flow-driver.ts
+ *
+ * With ALTERNATE (and a mode per server), one line with each server's own figures (perServer).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { messageParameters } from '@signet/provider';
@@ -21,7 +23,8 @@ type Mode = 'signet' | 'bare' | 'bare-page';
 /**
  * One server, or several (comma-separated): worker i drives targets[i % n]. Several servers share
  * one storage and one registered client, unless MODE lists a mode per server: then each is a
- * server of its own (its own client), driven at once (the paired measurement of flow.ts).
+ * server of its own (its own client), driven at once, or in turn with ALTERNATE (the alternating
+ * measurement of flow.ts).
  */
 const targets = (process.env.TARGET as string).split(',');
 const modes = (process.env.MODE as string).split(',') as Mode[];
@@ -30,6 +33,13 @@ const modeOf = (i: number) => (modes[i] ?? modes[0]) as Mode;
 const flows = Number(process.env.FLOWS ?? 1000);
 const concurrency = Number(process.env.CONCURRENCY ?? 16);
 const warmup = Number(process.env.WARMUP ?? 100);
+/**
+ * With several servers (MODE lists one per server): drive them in turn, ALTERNATE flows at a
+ * time, all workers on one server, instead of all at once. Each server then has its core to
+ * itself while it runs, as when measured alone, and a drift of the host's speed falls on every
+ * server alike within seconds (the alternating measurement of flow.ts).
+ */
+const alternate = Number(process.env.ALTERNATE ?? 0);
 const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 
 const verifier = randomBytes(32).toString('base64url');
@@ -134,7 +144,10 @@ async function flow(client: string, signer: ReturnType<typeof wallet>, target: s
   await userinfo.arrayBuffer();
 }
 
-async function run(clients: string[], count: number) {
+const signers = Array.from({ length: concurrency }, () => wallet());
+
+/** `count` flows, `concurrency` at a time; worker i drives targets[i % n], or every worker targets[only]. */
+async function run(clients: string[], count: number, only?: number) {
   const latencies: number[] = [];
   const failures: string[] = [];
   const perTarget = targets.map(() => 0);
@@ -142,8 +155,8 @@ async function run(clients: string[], count: number) {
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
-      const signer = wallet();
-      const index = worker % targets.length;
+      const signer = signers[worker] as ReturnType<typeof wallet>;
+      const index = only ?? worker % targets.length;
       const server = targets[index] as string;
       const client = (separate ? clients[index] : clients[0]) as string;
       while (next < count) {
@@ -162,15 +175,62 @@ async function run(clients: string[], count: number) {
   return { seconds: (performance.now() - started) / 1000, latencies, failures, perTarget };
 }
 
+/** Percentile p of latencies (sorted here). */
+function percentile(latencies: number[], p: number) {
+  latencies.sort((a, b) => a - b);
+  return latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
+}
+
+/** ALTERNATE flows at a time on each server in turn, `flows` in all on each: each server's own figures. */
+async function runAlternating(clients: string[]) {
+  const each = targets.map(() => ({ seconds: 0, latencies: [] as number[], failures: [] as string[] }));
+  for (let done = 0; done < flows; done += alternate) {
+    for (let index = 0; index < targets.length; index++) {
+      const segment = await run(clients, Math.min(alternate, flows - done), index);
+      const mine = each[index] as (typeof each)[number];
+      mine.seconds += segment.seconds;
+      mine.latencies.push(...segment.latencies);
+      mine.failures.push(...segment.failures);
+    }
+  }
+  return each.map(({ seconds, latencies, failures }) => ({
+    flows: latencies.length,
+    seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    failures: failures.length,
+    firstFailure: failures[0],
+  }));
+}
+
 const clients = separate ? await Promise.all(targets.map(clientId)) : [await clientId(targets[0] as string)];
-await run(clients, warmup);
+if (separate && alternate > 0) {
+  for (let index = 0; index < targets.length; index++) await run(clients, warmup, index);
+} else {
+  await run(clients, warmup);
+}
 process.stdout.write('warm\n');
 // The parent reads the server's CPU counters between "warm" and the result.
 await new Promise((resolve) => process.stdin.once('data', resolve));
-const { seconds, latencies, failures, perTarget } = await run(clients, flows);
-latencies.sort((a, b) => a - b);
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
-process.stdout.write(
-  `${JSON.stringify({ flows: latencies.length, seconds, p50: pct(50), p99: pct(99), failures: failures.length, firstFailure: failures[0], perTarget })}\n`,
-);
+if (separate && alternate > 0) {
+  const perServer = await runAlternating(clients);
+  const failed = perServer.find((server) => server.failures > 0);
+  process.stdout.write(
+    `${JSON.stringify({
+      flows: perServer.reduce((sum, server) => sum + server.flows, 0),
+      seconds: perServer.reduce((sum, server) => sum + server.seconds, 0),
+      p50: Number.NaN,
+      p99: Number.NaN,
+      failures: perServer.reduce((sum, server) => sum + server.failures, 0),
+      firstFailure: failed?.firstFailure,
+      perTarget: perServer.map((server) => server.flows),
+      perServer,
+    })}\n`,
+  );
+} else {
+  const { seconds, latencies, failures, perTarget } = await run(clients, flows);
+  process.stdout.write(
+    `${JSON.stringify({ flows: latencies.length, seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures: failures.length, firstFailure: failures[0], perTarget })}\n`,
+  );
+}
 process.exit(0);
