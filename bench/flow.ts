@@ -25,14 +25,14 @@ const ROOT = join(import.meta.dirname, '..');
  * made the benchmark 35 % longer).
  */
 const FLOWS = Number(process.env.BENCH_FLOWS ?? 1200);
-const FLOW_REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
+const FLOW_REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 /**
- * The alternating measurement (flowBenchmark), on which the memory goals are checked: Signet and
- * the bare provider on the same routes driven by one driver in turn, `ALTERNATE` flows at a time,
- * `FLOWS` each per round, for `ALTERNATING_ROUNDS` rounds. Each still has the core to itself while
- * it runs, as in the rounds, but the two take turns every half second or so instead of every
- * half minute, so a drift of this shared host's speed (±15 % between runs minutes apart) falls on
- * both alike.
+ * The alternating measurement (flowBenchmark), on which the goals are checked: Signet on each
+ * storage and the bare provider on the same routes (memory storage) driven by one driver in turn,
+ * `ALTERNATE` flows at a time, `FLOWS` each per round, for `ALTERNATING_ROUNDS` rounds. Each still
+ * has the core to itself while it runs, as in the rounds, but they take turns every half second or
+ * so instead of every half minute, so a drift of this shared host's speed (±15 % between runs
+ * minutes apart) falls on all of them alike.
  */
 const ALTERNATING_ROUNDS = Number(process.env.BENCH_ALTERNATING_ROUNDS ?? 5);
 const ALTERNATE = Number(process.env.BENCH_ALTERNATE ?? 100);
@@ -52,6 +52,8 @@ const STORAGES = (process.env.BENCH_STORAGES ?? 'memory,sqlite,redis').split(','
 const TICK_MS = 10; // CLK_TCK is 100 on Linux
 
 type Storage = 'memory' | 'sqlite' | 'redis';
+/** One server's figures in one round of the alternating measurement. */
+type Figures = { flowsPerSecond: number; cpuMsPerFlow: number; p99: number };
 /**
  * bare: the bare provider signing in on one unchecked GET of the interaction (round 1's
  * baseline); bare-page: the same provider on Signet's two interaction routes — a GET of the
@@ -319,8 +321,16 @@ export async function flowBenchmark(): Promise<Section> {
   const keyOf = (impl: Impl, storage: Storage) => `${impl}:${storage}`;
   const servers = new Map<string, Awaited<ReturnType<typeof startServer>>>();
   const runs = new Map<string, Run[]>(); // `${impl}:${storage}@${concurrency}`, one run per round
-  /** Signet's and the same-routes baseline's figures in each alternating round. */
-  const alternatingRuns: { flowsPerSecond: number; cpuMsPerFlow: number; p99: number }[][] = [];
+  /** The alternating measurement's servers, and each one's figures per round (`impl:storage`). */
+  const alternating = (
+    [
+      ['signet', 'memory'],
+      ['bare-page', 'memory'],
+      ['signet', 'sqlite'],
+      ['signet', 'redis'],
+    ] as [Impl, Storage][]
+  ).filter(([, storage]) => STORAGES.includes(storage));
+  const alternatingRuns = new Map<string, Figures[]>();
   const peaks = new Map<string, number>();
   try {
     try {
@@ -354,28 +364,32 @@ export async function flowBenchmark(): Promise<Section> {
         }
       }
       for (const [key, server] of servers) peaks.set(key, status(server.child.pid as number, 'VmHWM'));
-      // The alternating measurement: Signet and the goals' baseline on memory, taking turns
+      // The alternating measurement: Signet on each storage and the goals' baseline, taking turns
       // every ALTERNATE flows within one driver run (see ALTERNATING_ROUNDS).
       if (STORAGES.includes('memory')) {
-        const pair = (['signet', 'bare-page'] as Impl[]).map((impl) => serverOf(impl, 'memory'));
+        const turn = alternating.map(([impl, storage]) => serverOf(impl, storage));
         for (let i = 0; i < ALTERNATING_ROUNDS; i++) {
           const run = await drive(
-            ['signet', 'bare-page'],
-            pair.map((server) => server.url).join(','),
+            alternating.map(([impl]) => impl),
+            turn.map((server) => server.url).join(','),
             CONCURRENCY[0] ?? 16,
-            pair.map((server) => server.child.pid as number),
+            turn.map((server) => server.child.pid as number),
             '1',
             FLOWS,
             undefined,
             ALTERNATE,
           );
-          alternatingRuns.push(
-            (run.perServer ?? []).map((server) => ({
-              flowsPerSecond: server.flowsPerSecond ?? Number.NaN,
-              cpuMsPerFlow: server.cpuMsPerFlow,
-              p99: server.p99 ?? Number.NaN,
-            })),
-          );
+          alternating.forEach(([impl, storage], k) => {
+            const own = run.perServer?.[k];
+            alternatingRuns.set(keyOf(impl, storage), [
+              ...(alternatingRuns.get(keyOf(impl, storage)) ?? []),
+              {
+                flowsPerSecond: own?.flowsPerSecond ?? Number.NaN,
+                cpuMsPerFlow: own?.cpuMsPerFlow ?? Number.NaN,
+                p99: own?.p99 ?? Number.NaN,
+              },
+            ]);
+          });
         }
       }
     } finally {
@@ -393,9 +407,11 @@ export async function flowBenchmark(): Promise<Section> {
     peak: peaks.get(keyOf(impl, storage)) ?? Number.NaN,
   });
   const ratiosOf: Record<string, { flows: number; cpu: number; p99: number }> = {};
-  /** The median over alternating rounds of Signet's figure over the baseline's. */
-  const alternatingRatio = (pick: (figures: { flowsPerSecond: number; cpuMsPerFlow: number; p99: number }) => number) =>
-    median(alternatingRuns.map(([signet, bare]) => (signet && bare ? pick(signet) / pick(bare) : Number.NaN)));
+  /** The median over alternating rounds of one server's figure over another's. */
+  const alternatingRatio = (a: string, b: string, pick: (figures: Figures) => number) => {
+    const base = alternatingRuns.get(b) ?? [];
+    return median((alternatingRuns.get(a) ?? []).map((figures, i) => (base[i] ? pick(figures) / pick(base[i]) : Number.NaN)));
+  };
   // Signet on each storage against the bare provider on the same storage (one unchecked GET),
   // and on memory also against the bare provider on Signet's two interaction routes.
   const pairs = [
@@ -470,24 +486,37 @@ export async function flowBenchmark(): Promise<Section> {
   // nothing (bare-page); against the one-GET bare provider the ratios are measured, not goals.
   const page = ratiosOf[`bare-page:memory@${c}`];
   const oneGet = ratiosOf[`bare:memory@${c}`];
-  // On memory the goals are checked on the alternating measurement (the rounds' ratios of the
-  // same pair, drifting more, are reported beside them); without it (BENCH_ALTERNATING_ROUNDS=0),
-  // on the rounds.
-  const alternated = alternatingRuns.length > 0;
-  const onMemory = alternated
-    ? {
-        flows: alternatingRatio((f) => f.flowsPerSecond),
-        cpu: alternatingRatio((f) => f.cpuMsPerFlow),
-        p99: alternatingRatio((f) => f.p99),
-      }
-    : page;
+  // The goals are checked on the alternating measurement (the rounds' ratios of the same pairs,
+  // drifting more, are reported beside them); without it (BENCH_ALTERNATING_ROUNDS=0), on the rounds.
+  const alternated = alternatingRuns.size > 0;
   const how = alternated ? `taking turns every ${ALTERNATE} flows` : 'rounds';
-  atLeast(`memory: flows/s vs bare (same routes), ${how}`, onMemory?.flows ?? Number.NaN, 0.85);
-  atMost(`memory: CPU per flow vs bare (same routes), ${how}`, onMemory?.cpu ?? Number.NaN, 1.2);
-  atMost(`memory: p99 vs bare (same routes), ${how}`, onMemory?.p99 ?? Number.NaN, 1.25);
-  atLeast('SQLite: flows/s vs bare on memory (same routes)', across('signet', 'sqlite', 'bare-page', 'memory'), 0.7);
-  atLeast('SQLite: flows/s vs Signet on memory', across('signet', 'sqlite', 'signet', 'memory'), 0.85);
-  atLeast('Redis: flows/s vs bare on memory (same routes)', across('signet', 'redis', 'bare-page', 'memory'), 0.7);
+  const goalRatio = (impl: Impl, storage: Storage, baseImpl: Impl, baseStorage: Storage, pick: (figures: Figures) => number) =>
+    alternated
+      ? alternatingRatio(keyOf(impl, storage), keyOf(baseImpl, baseStorage), pick)
+      : roundRatio(runsOf(impl, storage, c), runsOf(baseImpl, baseStorage, c), pick);
+  const fps = (f: Figures) => f.flowsPerSecond;
+  atLeast(`memory: flows/s vs bare (same routes), ${how}`, goalRatio('signet', 'memory', 'bare-page', 'memory', fps), 0.85);
+  atMost(
+    `memory: CPU per flow vs bare (same routes), ${how}`,
+    goalRatio('signet', 'memory', 'bare-page', 'memory', (f) => f.cpuMsPerFlow),
+    1.2,
+  );
+  atMost(
+    `memory: p99 vs bare (same routes), ${how}`,
+    goalRatio('signet', 'memory', 'bare-page', 'memory', (f) => f.p99),
+    1.25,
+  );
+  atLeast(
+    `SQLite: flows/s vs bare on memory (same routes), ${how}`,
+    goalRatio('signet', 'sqlite', 'bare-page', 'memory', fps),
+    0.7,
+  );
+  atLeast(`SQLite: flows/s vs Signet on memory, ${how}`, goalRatio('signet', 'sqlite', 'signet', 'memory', fps), 0.85);
+  atLeast(
+    `Redis: flows/s vs bare on memory (same routes), ${how}`,
+    goalRatio('signet', 'redis', 'bare-page', 'memory', fps),
+    0.7,
+  );
   const measuredOnly = (name: string, value: number) =>
     checks.push({ name, value, display: `${value.toFixed(2)}×`, target: 'measured (no goal)', pass: true });
   measuredOnly('memory: flows/s vs bare on one unchecked GET', oneGet?.flows ?? Number.NaN);
@@ -499,6 +528,9 @@ export async function flowBenchmark(): Promise<Section> {
     measuredOnly('memory: flows/s vs bare (same routes), rounds', page?.flows ?? Number.NaN);
     measuredOnly('memory: CPU per flow vs bare (same routes), rounds', page?.cpu ?? Number.NaN);
     measuredOnly('memory: p99 vs bare (same routes), rounds', page?.p99 ?? Number.NaN);
+    measuredOnly('SQLite: flows/s vs bare on memory (same routes), rounds', across('signet', 'sqlite', 'bare-page', 'memory'));
+    measuredOnly('SQLite: flows/s vs Signet on memory, rounds', across('signet', 'sqlite', 'signet', 'memory'));
+    measuredOnly('Redis: flows/s vs bare on memory (same routes), rounds', across('signet', 'redis', 'bare-page', 'memory'));
   }
   // Memory goals on the default storage: STORAGE_URL=memory (tests only) keeps every record of
   // every flow in the process heap, so its peak grows with the length of the run.
@@ -536,7 +568,16 @@ export async function flowBenchmark(): Promise<Section> {
       `Complete sign-ins per second on one core (the server pinned to it), concurrency ${c}: ${perCore.join(', ')} (Signet's median flows/s above).`,
       ...(alternated
         ? [
-            `Alternating (the memory goals' measurement): Signet and the bare provider on the same routes, both on memory storage, driven by one driver in turn, ${ALTERNATE} flows at a time with all ${c} workers on one server, ${FLOWS} flows each per round, ${alternatingRuns.length} rounds; per round, flows/s, CPU ms per flow and p99 ms, Signet / bare: ${alternatingRuns.map(([a, b]) => `${a?.flowsPerSecond.toFixed(0)} / ${b?.flowsPerSecond.toFixed(0)}, ${a?.cpuMsPerFlow.toFixed(2)} / ${b?.cpuMsPerFlow.toFixed(2)}, ${a?.p99.toFixed(0)} / ${b?.p99.toFixed(0)}`).join('; ')}. Each server still has the core to itself while it runs; a drift of the host's speed falls on both within a second.`,
+            `Alternating (the goals' measurement): ${alternating.map(([impl, storage]) => `${impl === 'signet' ? 'Signet' : 'the bare provider on the same routes'} on ${storage}`).join(', ')}, driven by one driver in turn, ${ALTERNATE} flows at a time with all ${c} workers on one server, ${FLOWS} flows each per round, ${ALTERNATING_ROUNDS} rounds; per round, flows/s, CPU ms per flow and p99 ms: ${alternating
+              .map(
+                ([impl, storage]) =>
+                  `${impl === 'signet' ? 'Signet' : 'bare'} on ${storage} ${(alternatingRuns.get(keyOf(impl, storage)) ?? [])
+                    .map((f) => `${f.flowsPerSecond.toFixed(0)}, ${f.cpuMsPerFlow.toFixed(2)}, ${f.p99.toFixed(0)}`)
+                    .join('; ')}`,
+              )
+              .join(
+                ' | ',
+              )}. Each server still has the core to itself while it runs; a drift of the host's speed falls on all of them within seconds.`,
           ]
         : []),
       `What one flow costs the storage (Signet's GET /metrics, signet_storage_operations_total; Redis: the server's own total_commands_processed):\n\n${storageTable}`,
