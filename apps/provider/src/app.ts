@@ -85,7 +85,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
   // Tracing first: when on, storage operations and RPC requests are recorded too.
   const tracing = config.tracing.enabled ? await startTracing(config.tracing) : NO_TRACING;
-  const rawStore = options.store ?? (await createStore(config, { warn: (message) => logger.warn(message) }));
+  const rawStore =
+    options.store ??
+    (await createStore(config, {
+      warn: (message) => logger.warn(message),
+      cacheClients: (active, reason) =>
+        active
+          ? logger.info('client records answered from memory, kept exact by Redis (CLIENT TRACKING)')
+          : logger.info({ reason }, 'client records read from Redis on every request'),
+    }));
   const metrics: Metrics = createMetrics();
   // Each operation that reaches the storage is counted (/metrics). A request's writes are stored
   // together at its end (one transaction, one round trip); the memory store (tests) has neither

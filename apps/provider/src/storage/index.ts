@@ -13,7 +13,14 @@ export { createMemoryStore };
  */
 export async function createStore(
   config: Pick<Config, 'storage' | 'storagePrefix'>,
-  options: { warn?: (message: string) => void } = {},
+  options: {
+    warn?: (message: string) => void;
+    /**
+     * Answer reads of client records from process memory where Redis can keep them exact (a
+     * long-running provider; not the CLI): told when that starts or stops.
+     */
+    cacheClients?: (active: boolean, reason?: string) => void;
+  } = {},
 ): Promise<Store> {
   switch (config.storage.kind) {
     case 'memory':
@@ -21,6 +28,9 @@ export async function createStore(
     case 'sqlite':
       return (await import('./sqlite.ts')).createSqliteStore(config.storage.path, { warn: options.warn });
     case 'redis':
-      return (await import('./redis.ts')).createRedisStore(config.storage.redis, { prefix: config.storagePrefix });
+      return (await import('./redis.ts')).createRedisStore(config.storage.redis, {
+        prefix: config.storagePrefix,
+        ...(options.cacheClients ? { cachedPrefixes: ['oidc:Client:'], onCacheChange: options.cacheClients } : {}),
+      });
   }
 }

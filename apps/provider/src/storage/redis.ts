@@ -1,12 +1,21 @@
 import { type ChainableCommander, Cluster, Redis, type RedisOptions } from 'ioredis';
+import { type TrackedReads, trackReads } from './redis-tracking.ts';
 import { parseRedisUrl, type RedisTarget } from './redis-url.ts';
-import { StorageUnavailableError, type Store } from './store.ts';
+import { StorageUnavailableError, type Store, type Write } from './store.ts';
 
 export type RedisStoreOptions = {
   /** Prepended to every key, so several deployments can share one Redis (default "signet:"). */
   prefix?: string;
   /** Bound on every command, in ms (default 2000): an outage answers fast instead of hanging. */
   commandTimeoutMs?: number;
+  /**
+   * Key prefixes (before the deployment prefix) whose reads are answered from process memory
+   * while Redis tracks them for this process (redis-tracking.ts): one server or a Sentinel group
+   * only; none by default.
+   */
+  cachedPrefixes?: string[];
+  /** Told when answering tracked reads from memory starts or stops (and why it could not start). */
+  onCacheChange?: (active: boolean, reason?: string) => void;
 };
 
 // Sets a member and extends (never shortens) the set's expiry: an argument of -1 means "no expiry".
@@ -119,7 +128,7 @@ function writesPerTurn(client: Redis): () => void {
 export function createRedisStore(
   url: string | RedisTarget,
   options: RedisStoreOptions = {},
-): Store & { client: Redis | Cluster; maxmemoryPolicies(): Promise<string[]> } {
+): Store & { client: Redis | Cluster; trackedReads?: TrackedReads; maxmemoryPolicies(): Promise<string[]> } {
   const prefix = options.prefix ?? 'signet:';
   const target = typeof url === 'string' ? parseRedisUrl(url) : url;
   const redisOptions: RedisOptions = {
@@ -154,6 +163,22 @@ export function createRedisStore(
     (to as unknown as typeof scripts).signetAddToSet(p(key), member, ttl === undefined ? -1 : Math.round(ttl * 1000));
 
   const coalesce = cluster ? () => {} : writesPerTurn(client as Redis);
+  const tracked =
+    cluster || !options.cachedPrefixes?.length
+      ? undefined
+      : trackReads(client as Redis, options.cachedPrefixes.map(p), { onChange: options.onCacheChange });
+  /** A write of keys: tracked ones are dropped from memory before it leaves and once it is answered. */
+  const changing = async <T>(keys: readonly string[], operation: () => Promise<T>): Promise<T> => {
+    const mine = tracked ? keys.map(p).filter((key) => tracked.tracks(key)) : [];
+    if (mine.length === 0) return operation();
+    tracked?.forget(mine);
+    try {
+      return await operation();
+    } finally {
+      tracked?.forget(mine);
+    }
+  };
+  const keysOf = (writes: readonly Write[]) => writes.flatMap((write) => (write.op === 'delete' ? write.keys : [write.key]));
   const guard = async <T>(operation: () => Promise<T>): Promise<T> => {
     coalesce();
     try {
@@ -166,7 +191,18 @@ export function createRedisStore(
   return {
     kind: 'redis',
     client,
-    get: (key) => guard(async () => (await client.get(p(key))) ?? undefined),
+    get: (key) => {
+      const full = p(key);
+      if (!tracked?.tracks(full)) return guard(async () => (await client.get(full)) ?? undefined);
+      const held = tracked.cached(full);
+      if (held !== undefined) return Promise.resolve(held);
+      return guard(async () => {
+        const token = tracked.begin();
+        const value = await client.get(full);
+        if (value !== null) tracked.remember(full, value, token);
+        return value ?? undefined;
+      });
+    },
     getMany: (keys) =>
       guard(async () => {
         if (keys.length === 0) return [];
@@ -175,58 +211,66 @@ export function createRedisStore(
         return values.map((v) => v ?? undefined);
       }),
     set: (key, value, ttl) =>
-      guard(async () => {
-        await setCommand(client, key, value, ttl);
-      }),
+      changing([key], () =>
+        guard(async () => {
+          await setCommand(client, key, value, ttl);
+        }),
+      ),
     setIfAbsent: (key, value, ttl) =>
-      guard(async () => {
-        const result =
-          ttl === undefined
-            ? await client.set(p(key), value, 'NX')
-            : await client.set(p(key), value, 'PX', Math.max(1, Math.round(ttl * 1000)), 'NX');
-        return result === 'OK';
-      }),
+      changing([key], () =>
+        guard(async () => {
+          const result =
+            ttl === undefined
+              ? await client.set(p(key), value, 'NX')
+              : await client.set(p(key), value, 'PX', Math.max(1, Math.round(ttl * 1000)), 'NX');
+          return result === 'OK';
+        }),
+      ),
     delete: (...keys) =>
-      guard(async () => {
-        if (keys.length === 0) return;
-        // One server: one DEL of every key. A Cluster: one key per command (keys in different
-        // slots), which auto-pipelining sends together.
-        if (cluster) await Promise.all(keys.map((key) => client.del(p(key))));
-        else await client.del(...keys.map(p));
-      }),
+      changing(keys, () =>
+        guard(async () => {
+          if (keys.length === 0) return;
+          // One server: one DEL of every key. A Cluster: one key per command (keys in different
+          // slots), which auto-pipelining sends together.
+          if (cluster) await Promise.all(keys.map((key) => client.del(p(key))));
+          else await client.del(...keys.map(p));
+        }),
+      ),
     addToSet: (key, member, ttl) =>
       guard(async () => {
         await addToSetCommand(client, key, member, ttl);
       }),
     batch: (writes) =>
-      guard(async () => {
-        if (writes.length === 0) return;
-        if (cluster) {
-          // Every command sent in the same tick: auto-pipelining writes them together, per node.
-          const sent: Promise<unknown>[] = [];
-          for (const write of writes) {
-            if (write.op === 'set') sent.push(setCommand(client, write.key, write.value, write.ttlSeconds) as Promise<unknown>);
-            else if (write.op === 'delete') for (const key of write.keys) sent.push(client.del(p(key)));
-            else sent.push(addToSetCommand(client, write.key, write.member, write.ttlSeconds) as Promise<unknown>);
+      changing(keysOf(writes), () =>
+        guard(async () => {
+          if (writes.length === 0) return;
+          if (cluster) {
+            // Every command sent in the same tick: auto-pipelining writes them together, per node.
+            const sent: Promise<unknown>[] = [];
+            for (const write of writes) {
+              if (write.op === 'set') sent.push(setCommand(client, write.key, write.value, write.ttlSeconds) as Promise<unknown>);
+              else if (write.op === 'delete') for (const key of write.keys) sent.push(client.del(p(key)));
+              else sent.push(addToSetCommand(client, write.key, write.member, write.ttlSeconds) as Promise<unknown>);
+            }
+            await Promise.all(sent);
+            return;
           }
-          await Promise.all(sent);
-          return;
-        }
-        // One server: one explicit pipeline, one write and one round trip; the same commands as one by one.
-        const pipeline = client.pipeline();
-        for (const write of writes) {
-          if (write.op === 'set') setCommand(pipeline, write.key, write.value, write.ttlSeconds);
-          else if (write.op === 'delete') {
-            if (write.keys.length > 0) pipeline.del(...write.keys.map(p));
-          } else addToSetCommand(pipeline, write.key, write.member, write.ttlSeconds);
-        }
-        const queued = pipeline.length;
-        if (queued === 0) return;
-        const results = await pipeline.exec();
-        const failed = results?.find(([error]) => error);
-        if (failed) throw failed[0];
-        if (results?.length !== queued) throw new Error('the pipeline was not run to its end');
-      }),
+          // One server: one explicit pipeline, one write and one round trip; the same commands as one by one.
+          const pipeline = client.pipeline();
+          for (const write of writes) {
+            if (write.op === 'set') setCommand(pipeline, write.key, write.value, write.ttlSeconds);
+            else if (write.op === 'delete') {
+              if (write.keys.length > 0) pipeline.del(...write.keys.map(p));
+            } else addToSetCommand(pipeline, write.key, write.member, write.ttlSeconds);
+          }
+          const queued = pipeline.length;
+          if (queued === 0) return;
+          const results = await pipeline.exec();
+          const failed = results?.find(([error]) => error);
+          if (failed) throw failed[0];
+          if (results?.length !== queued) throw new Error('the pipeline was not run to its end');
+        }),
+      ),
     members: (key) => guard(() => client.smembers(p(key))),
     increment: (key, ttl, by = 1) =>
       guard(async () => Number(await scripts.signetIncrement(p(key), by, Math.max(1, Math.round(ttl * 1000))))),
@@ -257,7 +301,9 @@ export function createRedisStore(
           return answer[1] ?? 'unknown';
         }),
       ),
+    trackedReads: tracked,
     async close() {
+      tracked?.close();
       client.disconnect();
     },
   };
