@@ -20,9 +20,9 @@ const ROOT = join(import.meta.dirname, '..');
 /**
  * The flow benchmark's rounds: every server runs `FLOWS` flows per round, one after another, and
  * each ratio is the median of per-round ratios. On this shared host a server's speed drifts over
- * tens of seconds, so five rounds of 1,200 flows give steadier medians than three of 2,000 for the
- * same number of flows; more, shorter rounds cost a driver start each (~2.5 s: nine rounds of 700
- * made the benchmark 35 % longer).
+ * tens of seconds, so two servers measured half a minute apart differ by ±15 %: the goals are
+ * checked on the alternating measurement below, and the rounds (three, each costing a driver start
+ * per server, ~2.5 s) give the table and the ratios reported beside the goals.
  */
 const FLOWS = Number(process.env.BENCH_FLOWS ?? 1200);
 const FLOW_REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
