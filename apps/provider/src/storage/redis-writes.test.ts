@@ -1,5 +1,5 @@
 /**
- * The Redis store sends the commands of one event-loop turn in one write (redis.ts,
+ * The Redis store sends the commands of one round of the event loop in one write (redis.ts,
  * `writesPerTurn`), against the machine's real Redis: what reaches the socket is observed on
  * the socket itself (Node calls `_writev` once for what was written while corked, `_write` for
  * each write otherwise), and the answers must be those of the same commands sent one by one.
@@ -59,6 +59,21 @@ describe('Redis store: the commands of one turn leave in one write', () => {
     expect(seen.single).toBe(0);
     expect(seen.grouped).toEqual([6]);
     expect(await store.get('c')).toBe('3');
+  });
+
+  it('commands issued by different callbacks of one round of the event loop leave in one write', async () => {
+    const store = createRedisStore(REDIS_URL, { prefix: `signet-test:${randomUUID()}:` });
+    close = () => store.close();
+    await store.ping();
+    await store.set('a', '1');
+    const seen = watchWrites(store.client as Redis);
+
+    // Two timers due together run one after the other in the same round (as the callbacks of
+    // several sockets that became readable together do), each with its own promise callbacks.
+    const issued = (key: string) => new Promise((resolve) => setTimeout(() => resolve(store.get(key)), 0));
+    expect(await Promise.all([issued('a'), issued('missing')])).toEqual(['1', undefined]);
+    expect(seen.single).toBe(0);
+    expect(seen.grouped).toEqual([2]);
   });
 
   it('commands of different turns are not held back: each turn writes what it issued', async () => {
