@@ -12,8 +12,8 @@ RUN npm install --no-audit --no-fund \
  && scripts/runtime-tree.sh /out
 
 FROM node:24-bookworm-slim
-# `signet provider` bounds the young generation itself (16 MB semi-spaces; README, "Memory under
-# load"); a NODE_OPTIONS of the operator's that sizes it (--max-semi-space-size) wins.
+# `signet provider` bounds the young generation itself (8 MB semi-spaces on SQLite, 16 MB on Redis;
+# README, "Memory under load"); a NODE_OPTIONS of the operator's that sizes it (--max-semi-space-size) wins.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -99,9 +99,9 @@ describe('production install (scripts/runtime-tree.sh)', () => {
       }
       expect(healthy, stderr).toBe(true);
       // Where Node can replace a process (22.15+, 24), `signet provider` started itself again, in
-      // the same process, with its young generation bounded as Node 20's is by default.
+      // the same process, with its young generation bounded (SQLite, the image's storage: 8 MB).
       const commandLine = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
-      expect({ node: process.version, bounded: commandLine.includes(`--max-semi-space-size=${SEMI_SPACE_MB}`) }).toEqual({
+      expect({ node: process.version, bounded: commandLine.includes(`--max-semi-space-size=${SEMI_SPACE_MB.sqlite}`) }).toEqual({
         node: process.version,
         bounded: typeof (process as { execve?: unknown }).execve === 'function',
       });

@@ -2,9 +2,9 @@
  * The V8 heap settings `signet provider` chooses when the operator gave none, for the peak
  * resident memory of a busy provider (bench/history.md has the measurements):
  *
- * - the young generation: semi-spaces of at most `SEMI_SPACE_MB` (SQLite and Redis storage), as
- *   on Node 20. Node 22 and 24 let them grow to 64 MB each under load, which alone added ~80 MB
- *   to the peak. V8 reads this size only when the process starts, so once the settings are
+ * - the young generation: semi-spaces of at most `SEMI_SPACE_MB` (8 MB on SQLite, 16 MB on Redis,
+ *   Node 20's default). Node 22 and 24 let them grow to 64 MB each under load, which alone added
+ *   ~80 MB to the peak. V8 reads this size only when the process starts, so once the settings are
  *   read `boundYoungGeneration` starts the same command again with the flag, in the same process
  *   (`process.execve`: same pid, same signals; nothing is listening yet). Where Node has no
  *   `process.execve` (Node 20, whose default is 16 MB; Node 22 before 22.15; Windows) it does nothing.
@@ -47,15 +47,18 @@ export function boundHeapGrowth(
 }
 
 /**
- * The largest semi-space, in MB, on SQLite and Redis storage: 16, Node 20's default. Side by side on
- * Node 24 under the flow benchmark (7 rounds each, the same build started with each flag): SQLite
- * peak resident memory 188 MB against 269 MB with Node's default, CPU per sign-in 0.98×; Redis 170
- * against 250 MB, 1.02–1.03×. 8 MB was measured too: SQLite 173–187 MB for 1.006–1.06× the CPU,
- * Redis 155 MB for 1.07× (a request's objects live across its round trips, and a smaller young
- * generation promotes more of them). Memory storage keeps Node's default: its heap holds every
- * record (8 MB cost it 1.03×).
+ * The largest semi-space, in MB, per storage. Redis: 16, Node 20's default; side by side on Node 24
+ * under the flow benchmark (7 rounds each, the same build started with each flag): 170 MB of peak
+ * resident memory against 250 MB with Node's default, for 1.02–1.03× the CPU per sign-in; 8 MB
+ * gave 155 MB for 1.07× (a request's objects live across its round trips, and a smaller young
+ * generation promotes more of them). SQLite: 8; its requests do their storage work synchronously,
+ * so their objects die young. Side by side on Node 24 (four servers in turn, two with each flag,
+ * 4 rounds of 1,200): peak 172–173 MB against 183–189 MB with 16, idle 117 against 126–128 MB,
+ * CPU per sign-in 1.007–1.013× against 1.000–1.067× (no cost above the noise); with Node's
+ * default, 269 MB. Memory storage keeps Node's default: its heap holds every record (8 MB cost it
+ * 1.03×).
  */
-export const SEMI_SPACE_MB = 16;
+export const SEMI_SPACE_MB = { sqlite: 8, redis: 16 } as const;
 
 /** What `boundYoungGeneration` reads of the process (a parameter so tests can give another). */
 export type NodeProcess = {
@@ -77,7 +80,7 @@ export function boundedYoungGenerationArgs(storage: Config['storage']['kind'], n
   if (storage === 'memory' || typeof node.execve !== 'function') return undefined;
   const given = givenOptions(node.execArgv, node.env);
   if (given.some((arg) => /^--(max|min)[-_]semi[-_]space[-_]size\b|^--max[-_]heap[-_]size\b/.test(arg))) return undefined;
-  return [node.execPath, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...node.execArgv, ...node.argv.slice(1)];
+  return [node.execPath, `--max-semi-space-size=${SEMI_SPACE_MB[storage]}`, ...node.execArgv, ...node.argv.slice(1)];
 }
 
 /**
