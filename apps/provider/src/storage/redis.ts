@@ -89,7 +89,7 @@ function connect(target: RedisTarget, options: RedisOptions): { client: Redis | 
 }
 
 /**
- * The commands this process sends in one turn of the event loop, as one write to the socket.
+ * The commands this process sends in one round of the event loop, as one write to the socket.
  *
  * ioredis writes each command to its socket as it is issued: one system call per command, and on
  * a virtual machine each also wakes the Redis server. Under load a turn issues several (the
