@@ -246,7 +246,7 @@ export function createRedisStore(
         await addToSetCommand(client, key, member, ttl);
       }),
     batch: (writes) =>
-      changing(keysOf(writes), () =>
+      changing(tracked ? keysOf(writes) : [], () =>
         guard(async () => {
           if (writes.length === 0) return;
           if (cluster) {
