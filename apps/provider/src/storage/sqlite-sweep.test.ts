@@ -1,0 +1,78 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSqliteStore } from './sqlite.ts';
+import { loadDatabase } from './sqlite-driver.ts';
+
+const T = 1_800_000_000_000;
+
+/** A database with `expired` expired and `live` live values, an expired set and a live one. */
+async function seeded(expired: number, live: number) {
+  const file = join(mkdtempSync(join(tmpdir(), 'signet-sweep-')), 'signet.db');
+  await createSqliteStore(file).close();
+  const db = new (loadDatabase())(file);
+  const kv = db.prepare('INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)');
+  const sets = db.prepare('INSERT INTO sets (key, member, expires_at) VALUES (?, ?, ?)');
+  db.transaction(() => {
+    // Interleaved, so every chunk holds both kinds.
+    for (let i = 0; i < Math.max(expired, live); i++) {
+      if (i < expired) kv.run(`gone:${i}`, 'x', T - 1_000);
+      if (i < live) kv.run(`live:${i}`, 'y', T + 60_000);
+    }
+    kv.run('forever', 'z', null);
+    for (let i = 0; i < 4; i++) sets.run('oidc:grant:old', `oidc:AccessToken:${i}`, T - 1);
+    sets.run('oidc:grant:new', 'oidc:AccessToken:n', T + 60_000);
+    sets.run('oidc:grant:unbounded', 'oidc:AccessToken:u', null);
+  })();
+  db.close();
+  return file;
+}
+
+function rows(file: string) {
+  const db = new (loadDatabase())(file, { readonly: true });
+  try {
+    return {
+      expiredKv: db.prepare("SELECT COUNT(*) FROM kv WHERE key LIKE 'gone:%'").pluck().get() as number,
+      sets: db.prepare('SELECT COUNT(*) FROM sets').pluck().get() as number,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe('the SQLite expiry sweep', () => {
+  it('deletes, on its own timer, every expired row and set member, and keeps the rest', async () => {
+    const file = await seeded(25, 10);
+    expect(rows(file)).toEqual({ expiredKv: 25, sets: 6 });
+    const store = createSqliteStore(file, { now: () => T, sweepIntervalMs: 20 });
+    // Expired rows are invisible before the sweep.
+    expect(await store.get('gone:0')).toBeUndefined();
+    for (let i = 0; i < 100 && rows(file).expiredKv > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(rows(file)).toEqual({ expiredKv: 0, sets: 2 });
+    expect(await store.get('live:9')).toBe('y');
+    expect(await store.get('forever')).toBe('z');
+    expect(await store.members('oidc:grant:new')).toEqual(['oidc:AccessToken:n']);
+    expect(await store.members('oidc:grant:unbounded')).toEqual(['oidc:AccessToken:u']);
+    await store.close();
+  });
+
+  it('uses the expiry indexes, so a sweep reads the expired rows and not the whole table', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'signet-sweep-')), 'signet.db');
+    const store = createSqliteStore(file);
+    const db = new (loadDatabase())(file, { readonly: true });
+    try {
+      const plan = (sql: string) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1) as { detail: string }[]).map((row) => row.detail).join('; ');
+      expect(plan('DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?')).toMatch(
+        /USING (COVERING )?INDEX kv_expiry/,
+      );
+      expect(plan('DELETE FROM sets WHERE expires_at IS NOT NULL AND expires_at <= ?')).toMatch(
+        /USING (COVERING )?INDEX sets_expiry/,
+      );
+    } finally {
+      db.close();
+      void store.close();
+    }
+  });
+});
