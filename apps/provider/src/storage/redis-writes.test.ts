@@ -38,13 +38,18 @@ describe('Redis store: the commands of one turn leave in one write', () => {
     close = undefined;
   });
 
-  it('five reads and a batch issued in one turn reach the socket as one write, answered in order', async () => {
+  /** A store on its own prefix, holding `a` = 1 (and `b` = 2 with `withB`), its socket watched from then on. */
+  async function watchedStore(withB = false) {
     const store = createRedisStore(REDIS_URL, { prefix: `signet-test:${randomUUID()}:` });
     close = () => store.close();
     await store.ping();
     await store.set('a', '1');
-    await store.set('b', '2');
-    const seen = watchWrites(store.client as Redis);
+    if (withB) await store.set('b', '2');
+    return { store, seen: watchWrites(store.client as Redis) };
+  }
+
+  it('five reads and a batch issued in one turn reach the socket as one write, answered in order', async () => {
+    const { store, seen } = await watchedStore(true);
 
     const answers = await Promise.all([
       store.get('a'),
@@ -62,11 +67,7 @@ describe('Redis store: the commands of one turn leave in one write', () => {
   });
 
   it('commands issued by different callbacks of one round of the event loop leave in one write', async () => {
-    const store = createRedisStore(REDIS_URL, { prefix: `signet-test:${randomUUID()}:` });
-    close = () => store.close();
-    await store.ping();
-    await store.set('a', '1');
-    const seen = watchWrites(store.client as Redis);
+    const { store, seen } = await watchedStore();
 
     // Two timers due together run one after the other in the same round (as the callbacks of
     // several sockets that became readable together do), each with its own promise callbacks.
@@ -77,11 +78,7 @@ describe('Redis store: the commands of one turn leave in one write', () => {
   });
 
   it('commands of different turns are not held back: each turn writes what it issued', async () => {
-    const store = createRedisStore(REDIS_URL, { prefix: `signet-test:${randomUUID()}:` });
-    close = () => store.close();
-    await store.ping();
-    await store.set('a', '1');
-    const seen = watchWrites(store.client as Redis);
+    const { store, seen } = await watchedStore();
 
     expect(await store.get('a')).toBe('1');
     expect(await store.get('a')).toBe('1');

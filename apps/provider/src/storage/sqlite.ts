@@ -54,6 +54,15 @@ function createSchema(db: import('better-sqlite3').Database) {
   }).immediate();
 }
 
+/**
+ * The expiry sweep's deletes: each reads only the rows that expired, through its table's expiry
+ * index (an index-free sweep would read whole tables; bench/history.md).
+ */
+export const SWEEP = {
+  kv: 'DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?',
+  sets: 'DELETE FROM sets WHERE expires_at IS NOT NULL AND expires_at <= ?',
+};
+
 /** SQLite result codes that mean "the storage cannot serve now", not "this request is wrong". */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB|PROTOCOL|NOMEM)/;
 
@@ -121,8 +130,8 @@ export function createSqliteStore(
       `SELECT key FROM kv WHERE key >= @prefix AND key < @end AND ${alive} UNION SELECT DISTINCT key FROM sets WHERE key >= @prefix AND key < @end AND ${alive}`,
     ),
     getCounter: db.prepare(`SELECT value, expires_at FROM kv WHERE key = @key AND ${alive}`),
-    sweepKv: db.prepare('DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?'),
-    sweepSets: db.prepare('DELETE FROM sets WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+    sweepKv: db.prepare(SWEEP.kv),
+    sweepSets: db.prepare(SWEEP.sets),
   };
   const expiry = (ttl?: number) => (ttl === undefined ? null : now() + ttl * 1000);
 
