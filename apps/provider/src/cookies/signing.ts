@@ -11,7 +11,7 @@
  * digests hold; a digest of another length (a valid one is always 27 characters) is refused at
  * once, and the length of a valid signature is no secret.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /** The interface the `cookies` package (and so Koa and oidc-provider) asks of its `keys`. */
 export type CookieSigner = {
@@ -21,18 +21,20 @@ export type CookieSigner = {
   index(data: string, digest: string): number;
 };
 
-const digestOf = (key: string, data: string) => createHmac('sha1', key).update(data).digest('base64url');
+const digestOf = (key: KeyObject, data: string) => createHmac('sha1', key).update(data).digest('base64url');
 
 export function cookieSigner(keys: readonly string[]): CookieSigner {
   if (keys.length === 0 || keys.some((key) => typeof key !== 'string' || key.length === 0)) {
     throw new TypeError('cookie signing needs at least one non-empty key');
   }
-  const first = keys[0] as string;
+  // Each key as a KeyObject, made once: given a string, createHmac encodes it again at every call.
+  const secrets = keys.map((key) => createSecretKey(Buffer.from(key, 'utf8')));
+  const first = secrets[0] as KeyObject;
   const index = (data: string, digest: string) => {
     if (typeof digest !== 'string') return -1;
     const given = Buffer.from(digest);
-    for (let i = 0; i < keys.length; i++) {
-      const expected = Buffer.from(digestOf(keys[i] as string, data));
+    for (let i = 0; i < secrets.length; i++) {
+      const expected = Buffer.from(digestOf(secrets[i] as KeyObject, data));
       if (given.length === expected.length && timingSafeEqual(given, expected)) return i;
     }
     return -1;
