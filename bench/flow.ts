@@ -52,8 +52,8 @@ const STORAGES = (process.env.BENCH_STORAGES ?? 'memory,sqlite,redis').split(','
 const TICK_MS = 10; // CLK_TCK is 100 on Linux
 
 type Storage = 'memory' | 'sqlite' | 'redis';
-/** One server's figures in one round of the alternating measurement. */
-type Figures = { flowsPerSecond: number; cpuMsPerFlow: number; p99: number };
+/** One server's figures in one round of the alternating measurement, with every flow's latency (ms). */
+type Figures = { flowsPerSecond: number; cpuMsPerFlow: number; p99: number; latencies?: number[] };
 /**
  * bare: the bare provider signing in on one unchecked GET of the interaction (round 1's
  * baseline); bare-page: the same provider on Signet's two interaction routes — a GET of the
@@ -73,7 +73,15 @@ type Run = {
    * Driving several servers, each its own mode (drive() given a list): each one's CPU per flow,
    * and when they were driven in turn (alternating) its own rate and latencies.
    */
-  perServer?: { flows: number; cpuMsPerFlow: number; flowsPerSecond?: number; p50?: number; p99?: number }[];
+  perServer?: {
+    flows: number;
+    cpuMsPerFlow: number;
+    flowsPerSecond?: number;
+    p50?: number;
+    p99?: number;
+    /** Every flow's latency in ms (alternating only). */
+    latencies?: number[];
+  }[];
 };
 export type Probe = () => Promise<Record<string, number>>;
 
@@ -116,6 +124,11 @@ function cpuMs(pid: number): number {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+/** Percentile p of values, as the driver takes it of one run's latencies. */
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
 
 export async function startServer(
   impl: Impl,
@@ -247,7 +260,11 @@ export function drive(
         cpuEachBefore = cpuEach();
         driver.stdin?.write('go\n');
       }
-      const line = out.split('\n').find((l) => l.startsWith('{'));
+      // A complete line only: with every flow's latency in it, the result spans several chunks.
+      const line = out
+        .split('\n')
+        .slice(0, -1)
+        .find((l) => l.startsWith('{'));
       if (line && !finished) {
         finished = true;
         const used = cpu() - cpuBefore;
@@ -262,7 +279,7 @@ export function drive(
           failures: number;
           firstFailure?: string;
           perTarget?: number[];
-          perServer?: { flows: number; seconds: number; p50: number; p99: number }[];
+          perServer?: { flows: number; seconds: number; p50: number; p99: number; latencies?: number[] }[];
         };
         if (result.failures > 0) console.error(`${String(impl)}: ${result.failures} failed flows, e.g. ${result.firstFailure}`);
         resolve({
@@ -277,7 +294,9 @@ export function drive(
                   return {
                     flows: result.perTarget?.[i] ?? 0,
                     cpuMsPerFlow: ms / Math.max(1, result.perTarget?.[i] ?? 0),
-                    ...(own ? { flowsPerSecond: own.flows / own.seconds, p50: own.p50, p99: own.p99 } : {}),
+                    ...(own
+                      ? { flowsPerSecond: own.flows / own.seconds, p50: own.p50, p99: own.p99, latencies: own.latencies }
+                      : {}),
                   };
                 }),
               }
@@ -387,6 +406,7 @@ export async function flowBenchmark(): Promise<Section> {
                 flowsPerSecond: own?.flowsPerSecond ?? Number.NaN,
                 cpuMsPerFlow: own?.cpuMsPerFlow ?? Number.NaN,
                 p99: own?.p99 ?? Number.NaN,
+                latencies: own?.latencies ?? [],
               },
             ]);
           });
@@ -495,6 +515,21 @@ export async function flowBenchmark(): Promise<Section> {
       ? alternatingRatio(keyOf(impl, storage), keyOf(baseImpl, baseStorage), pick)
       : roundRatio(runsOf(impl, storage, c), runsOf(baseImpl, baseStorage, c), pick);
   const fps = (f: Figures) => f.flowsPerSecond;
+  /**
+   * p99 over every flow a server ran in the alternating measurement (all rounds together), not
+   * per round: one major collection stalls the ~16 flows in flight at once, more than the 1 % of
+   * a round's 1,200 flows, so a round's p99 says mostly whether such a pause fell in it; over
+   * all rounds, how often it falls and how long it lasts both count.
+   */
+  const pooledP99 = (key: string) =>
+    percentile(
+      (alternatingRuns.get(key) ?? []).flatMap((figures) => figures.latencies ?? []),
+      99,
+    );
+  const p99Ratio = (impl: Impl, storage: Storage, baseImpl: Impl, baseStorage: Storage) =>
+    alternated
+      ? pooledP99(keyOf(impl, storage)) / pooledP99(keyOf(baseImpl, baseStorage))
+      : roundRatio(runsOf(impl, storage, c), runsOf(baseImpl, baseStorage, c), (run) => run.p99);
   atLeast(`memory: flows/s vs bare (same routes), ${how}`, goalRatio('signet', 'memory', 'bare-page', 'memory', fps), 0.85);
   atMost(
     `memory: CPU per flow vs bare (same routes), ${how}`,
@@ -502,8 +537,8 @@ export async function flowBenchmark(): Promise<Section> {
     1.2,
   );
   atMost(
-    `memory: p99 vs bare (same routes), ${how}`,
-    goalRatio('signet', 'memory', 'bare-page', 'memory', (f) => f.p99),
+    `memory: p99 vs bare (same routes), ${how}${alternated ? ', over all rounds' : ''}`,
+    p99Ratio('signet', 'memory', 'bare-page', 'memory'),
     1.25,
   );
   atLeast(
@@ -525,6 +560,10 @@ export async function flowBenchmark(): Promise<Section> {
   measuredOnly('SQLite: flows/s vs bare on memory, one unchecked GET', across('signet', 'sqlite', 'bare', 'memory'));
   measuredOnly('Redis: flows/s vs bare on memory, one unchecked GET', across('signet', 'redis', 'bare', 'memory'));
   if (alternated) {
+    measuredOnly(
+      `memory: p99 vs bare (same routes), ${how}, median of the rounds' ratios`,
+      goalRatio('signet', 'memory', 'bare-page', 'memory', (f) => f.p99),
+    );
     measuredOnly('memory: flows/s vs bare (same routes), rounds', page?.flows ?? Number.NaN);
     measuredOnly('memory: CPU per flow vs bare (same routes), rounds', page?.cpu ?? Number.NaN);
     measuredOnly('memory: p99 vs bare (same routes), rounds', page?.p99 ?? Number.NaN);
@@ -575,8 +614,13 @@ export async function flowBenchmark(): Promise<Section> {
                     .map((f) => `${f.flowsPerSecond.toFixed(0)}, ${f.cpuMsPerFlow.toFixed(2)}, ${f.p99.toFixed(0)}`)
                     .join('; ')}`,
               )
+              .join(' | ')}. p99 over all rounds (the goal's): ${alternating
+              .map(
+                ([impl, storage]) =>
+                  `${impl === 'signet' ? 'Signet' : 'bare'} on ${storage} ${pooledP99(keyOf(impl, storage)).toFixed(0)} ms`,
+              )
               .join(
-                ' | ',
+                ', ',
               )}. Each server still has the core to itself while it runs; a drift of the host's speed falls on all of them within seconds.`,
           ]
         : []),
