@@ -24,15 +24,11 @@ import type * as oidc from 'openid-client';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Section } from './report.ts';
+import { median } from './stats.ts';
 
 const DELAY_MS = Number(process.env.BENCH_RPC_DELAY_MS ?? 100);
 const ROUNDS = 4;
 const PER_ROUND = 3;
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 
 export async function delayedRpcSignIn(): Promise<Section> {
   const chain = await startTestchain({ chainId: 1 });

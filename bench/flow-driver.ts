@@ -19,6 +19,7 @@ import { CookieJar, request } from '@signet/testkit';
 import * as ecc from 'tiny-secp256k1';
 import { bytesToHex, hashMessage, hexToBytes } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
+import { percentile } from './stats.ts';
 
 type Mode = 'signet' | 'bare' | 'bare-page';
 /**
@@ -174,12 +175,6 @@ async function run(clients: string[], count: number, only?: number) {
     }),
   );
   return { seconds: (performance.now() - started) / 1000, latencies, failures, perTarget };
-}
-
-/** Percentile p of latencies (sorted here). */
-function percentile(latencies: number[], p: number) {
-  latencies.sort((a, b) => a - b);
-  return latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
 }
 
 /** ALTERNATE flows at a time on each server in turn, `flows` in all on each: each server's own figures. */

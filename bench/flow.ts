@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { freePort } from '@signet/testkit/ports';
 import { redisCommand } from '@signet/testkit/redis';
 import type { Check, Section } from './report.ts';
+import { median, percentile } from './stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 /**
@@ -122,13 +123,6 @@ function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-/** Percentile p of values, as the driver takes it of one run's latencies. */
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
 
 export async function startServer(
   impl: Impl,

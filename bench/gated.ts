@@ -10,12 +10,10 @@ import { pkceAuthorization, registerPublicClient, startTestProvider, walletSignI
 import type * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Section } from './report.ts';
+import { percentile } from './stats.ts';
 
 const ROUNDS = 5;
 const PER_ROUND = 40;
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 export async function gatedSignIn(): Promise<Section> {
   const [chain, ensChain] = await Promise.all([startTestchain({ chainId: 1, ens: false }), startTestchain({ chainId: 1 })]);

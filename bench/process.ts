@@ -11,6 +11,7 @@ import { freePort } from '@signet/testkit/ports';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Section } from './report.ts';
+import { median } from './stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RUNS = 3;
@@ -80,7 +81,6 @@ async function once(args: string[]) {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
 
 export async function processFootprint(): Promise<Section> {

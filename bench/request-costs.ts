@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { drive, type Probe, startServer, stopServers } from './flow.ts';
 import type { Check, Section } from './report.ts';
+import { median } from './stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const FLOWS = Number(process.env.BENCH_COST_FLOWS ?? 300);
@@ -28,8 +29,6 @@ const requestCpu =
     }
     return counters;
   };
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** What each route does in a flow, for the table. */
 const ROLES: Record<string, string> = {
