@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { claimsOf, loadSignIn, parseAccountId } from './account.ts';
 import { assertMetadataBounds, assertNoUserinfo } from './clients/metadata.ts';
+import { reuseClientObjects } from './clients/objects.ts';
 import { assertRedirectUris, withAuthMethodDefault } from './clients.ts';
 import type { Config } from './config.ts';
 import { cookieSigner } from './cookies/signing.ts';
@@ -461,6 +462,7 @@ export function createProvider({
   // last one); entries before it are whatever the client sent and are never trusted.
   provider.maxIpsCount = 1;
   clientSubjects(provider, subjectOf);
+  reuseClientObjects(provider, store, new Set(config.staticClients.map((client) => String(client.client_id))));
   logLogoutTokens(provider, logger);
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc-provider server error'));
   // Koa's 'error' event: an error no middleware answered (Koa's 500), or an answer that could not

@@ -48,6 +48,9 @@ const CONSUMABLE = new Set([
   'PreAuthorizedCode',
 ]);
 
+/** Where the adapter keeps a model's record (before the deployment prefix). */
+export const recordKey = (model: string, id: string) => `oidc:${model}:${id}`;
+
 export function createOidcAdapter(store: Store) {
   return class SignetAdapter {
     readonly name: string;
@@ -57,7 +60,7 @@ export function createOidcAdapter(store: Store) {
     }
 
     key(id: string) {
-      return `oidc:${this.name}:${id}`;
+      return recordKey(this.name, id);
     }
 
     async upsert(id: string, payload: Payload, expiresIn?: number) {
