@@ -100,8 +100,10 @@ async function flow(client: string, signer: ReturnType<typeof wallet>, target: s
     if (posted.status !== 303) throw new Error(`sign-in answered ${posted.status}: ${await posted.text()}`);
     resume = location(posted, interaction);
   } else if (mode === 'bare-page') {
-    // The bare provider with Signet's two interaction routes: the details, then a POST of the same
-    // size as a wallet's (an EIP-4361 message and a signature) that it reads but does not check.
+    // The bare provider with Signet's two interaction routes: the details, then a POST of what a
+    // wallet posts (an EIP-4361 message and its signature) that it reads but does not check. The
+    // driver signs it as it does for Signet, so the driver's own work per flow is the same for
+    // both servers and only the servers' work differs.
     await (await request(jar, interaction, { headers: { accept: 'application/json' } })).json();
     const uid = new URL(interaction).pathname.split('/').pop() as string;
     const issuer = new URL(target);
@@ -119,7 +121,7 @@ async function flow(client: string, signer: ReturnType<typeof wallet>, target: s
     const posted = await request(jar, interaction, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ message, signature: `0x${'ab'.repeat(65)}` }),
+      body: JSON.stringify({ message, signature: signer.sign(message) }),
     });
     resume = location(posted, interaction);
   } else {

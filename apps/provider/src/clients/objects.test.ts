@@ -35,7 +35,7 @@ function setup() {
   };
   const provider = new Provider('https://op.example.com', {
     adapter: createOidcAdapter(store) as never,
-    clients: [registered('from-file', 'From the file')],
+    clients: [registered('from-file', 'From the file')] as never,
     jwks: jwks as never,
     features: { devInteractions: { enabled: false } },
   });
