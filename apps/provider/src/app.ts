@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
-import { SettingsError } from '@signet/settings';
+import { redactUrls, SettingsError } from '@signet/settings';
 import { createChainRegistry } from '@signet/siwe';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
@@ -104,7 +104,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await store.ping();
   } catch (error) {
     await store.close();
-    throw new SettingsError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
+    throw new SettingsError(`STORAGE_URL: storage does not answer (${redactUrls((error as Error).message)})`);
   }
   try {
     await checkEvictionPolicy(store, {

@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { SettingsError } from '@signet/settings';
+import { redactUrls, SettingsError } from '@signet/settings';
 import { exportJWK, generateKeyPair } from 'jose';
 import { type Config, loadConfig } from './config.ts';
 import { listSigningKeys, RETIRED_KEY_RETENTION_MS, rotateSigningKeys } from './keys.ts';
@@ -486,7 +486,7 @@ export async function runCli(
       try {
         await store.ping();
       } catch (error) {
-        throw new SettingsError(`STORAGE_URL: storage does not answer (${(error as Error).message})`);
+        throw new SettingsError(`STORAGE_URL: storage does not answer (${redactUrls((error as Error).message)})`);
       }
     }
     await command.run({ config, store, audit, values: parsed.values, positionals: parsed.positionals, out });

@@ -163,7 +163,10 @@ export const rpcUrlList = () =>
       const chainText = trimmed.slice(0, separator).trim();
       const url = trimmed.slice(separator + 1).trim();
       if (separator === -1 || !/^[1-9][0-9]*$/.test(chainText) || !isHttpUrl(url)) {
-        ctx.addIssue({ code: 'custom', message: `entry ${JSON.stringify(trimmed)} must look like <chainId>=<http(s) URL>` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `entry ${JSON.stringify(redactUrls(trimmed))} must look like <chainId>=<http(s) URL>`,
+        });
         return z.NEVER;
       }
       const chainId = Number(chainText);
@@ -277,6 +280,24 @@ export async function runServer<C>(
   process.once('SIGINT', stop);
 }
 
+/** A URL in a setting: its scheme, then everything up to a space, a comma, a quote or a bracket. */
+const URL_IN_TEXT = /([a-z][a-z0-9+.-]*):\/\/([^\s,"'()<>]*)/gi;
+
+/**
+ * `text` with every URL in it cut to its scheme and host (and port): `redis://h:6379`, never the
+ * user, password, path or query, where API keys and passwords live (`https://rpc.example/v2/<key>`,
+ * `?sentinel_password=…`). The host is what follows the last `@`, so a password holding `/`, `?`
+ * or `#` is cut too; a URL whose host cannot be told becomes `scheme://…`.
+ */
+export function redactUrls(text: string, only?: (url: string) => boolean): string {
+  return text.replace(URL_IN_TEXT, (match, scheme: string, rest: string) => {
+    if (only && !only(match)) return match;
+    const afterUser = rest.slice(rest.lastIndexOf('@') + 1);
+    const host = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(:\d{1,5})?(?=$|[/?#])/i.exec(afterUser)?.[0];
+    return `${scheme}://${host ?? '…'}`;
+  });
+}
+
 /** Parses `env` with the schema; throws SettingsError naming the first bad variable. */
 export function readSettings<S extends z.ZodRawShape>(shape: S, env: Env): z.output<z.ZodObject<S>> {
   const result = z.object(shape).safeParse(env);
@@ -284,8 +305,10 @@ export function readSettings<S extends z.ZodRawShape>(shape: S, env: Env): z.out
   const issue = result.error.issues[0];
   const variable = String(issue?.path[0] ?? 'settings');
   const got = env[variable];
-  // Never echo a secret: by the variable's name, or a password inside a URL (user:password@).
-  const secret = /SECRET|KEY|TOKEN|PASSWORD/i.test(variable) || /\/\/[^/?#]*:[^/?#]*@/.test(got ?? '');
-  const shown = got === undefined || secret ? '' : ` (got ${JSON.stringify(got)})`;
-  throw new SettingsError(`${variable}: ${issue?.message ?? 'invalid'}${shown}`);
+  // Never echo a secret: not a secret setting's value, and of a URL only its scheme and host, in
+  // the value and where the message quotes it (the message's own examples stay as written).
+  const secret = /SECRET|KEY|TOKEN|PASSWORD/i.test(variable);
+  const shown = got === undefined || secret ? '' : ` (got ${JSON.stringify(redactUrls(got))})`;
+  const message = redactUrls(issue?.message ?? 'invalid', (url) => got?.includes(url) === true);
+  throw new SettingsError(`${variable}: ${message}${shown}`);
 }

@@ -10,6 +10,7 @@ import {
   readRpcUrls,
   readSettings,
   readSignatureVerifiers,
+  redactUrls,
   SettingsError,
   secret,
   textOr,
@@ -128,5 +129,18 @@ describe('listenHost (HOST)', () => {
   });
   it('refuses anything else, naming HOST', () => {
     for (const host of ['a b', 'http://x', 'x/y', '-x']) expect(() => read(host)).toThrow(/^HOST: must be an IP address/);
+  });
+});
+
+describe('redactUrls', () => {
+  it.each([
+    ['redis://user:pass@cache.internal:6379/0', 'redis://cache.internal:6379'],
+    ['redis+sentinel://u:p/w?x#y@s1:26379/signet', 'redis+sentinel://s1:26379'],
+    ['https://rpc.example/v2/KEY?apikey=KEY', 'https://rpc.example'],
+    ['postgres://app@[::1]:5432/db?sslmode=require', 'postgres://[::1]:5432'],
+    ['10=https://a.example/k1,137=https://b.example/k2', '10=https://a.example,137=https://b.example'],
+    ['rediss://:secret@', 'rediss://…'],
+  ])('%s → %s', (text, expected) => {
+    expect(redactUrls(text)).toBe(expected);
   });
 });

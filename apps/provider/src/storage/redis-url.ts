@@ -43,10 +43,15 @@ function nodesOf(list: string, defaultPort: number): RedisNode[] {
   if (entries.length === 0 || entries.some((entry) => entry === '')) {
     throw new RedisUrlError('needs host:port[,host:port…] after //');
   }
-  return entries.map((entry) => {
+  return entries.map((entry, index) => {
     const match = NODE.exec(entry);
     const port = match?.[2] === undefined ? defaultPort : Number(match[2]);
-    if (!match?.[1] || port < 1 || port > 65535) throw new RedisUrlError(`has a bad host:port (${entry})`);
+    // Not quoted: a password holding `/` ends the user part early and lands here.
+    if (!match?.[1] || port < 1 || port > 65535) {
+      throw new RedisUrlError(
+        `has a bad host:port (entry ${index + 1} of ${entries.length}; a password holding / ? # or @ must be percent-encoded)`,
+      );
+    }
     return { host: match[1].replace(/^\[(.*)\]$/, '$1'), port };
   });
 }
