@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadConfig, SettingsError } from '@signet/provider';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
@@ -164,5 +165,82 @@ describe('following dependencies and advisories', () => {
     expect(policy).toContain('## Dependencies and advisories');
     expect(policy).toContain('.github/dependabot.yml');
     expect(policy).toMatch(/critical or high, a patch release within 72 hours/);
+  });
+});
+
+describe('deploy/kubernetes: what Pod Security "restricted" and TRUST_PROXY ask of it', () => {
+  const manifest = (name: string) => parse(readFileSync(join(ROOT, 'deploy', 'kubernetes', name), 'utf8'));
+  type Pod = {
+    automountServiceAccountToken?: boolean;
+    securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type?: string } };
+    containers: {
+      securityContext?: {
+        allowPrivilegeEscalation?: boolean;
+        runAsNonRoot?: boolean;
+        capabilities?: { drop?: string[]; add?: string[] };
+        seccompProfile?: { type?: string };
+      };
+    }[];
+    volumes?: Record<string, unknown>[];
+  };
+  const pod = (manifest('deployment.yaml') as { spec: { template: { spec: Pod } } }).spec.template.spec;
+
+  it('the pod meets the restricted profile: non-root, no escalation, every capability dropped, RuntimeDefault seccomp, no host volumes', () => {
+    expect(pod.securityContext?.runAsNonRoot).toBe(true);
+    expect(pod.securityContext?.seccompProfile?.type).toBe('RuntimeDefault');
+    for (const container of pod.containers) {
+      expect(container.securityContext?.allowPrivilegeEscalation).toBe(false);
+      expect(container.securityContext?.capabilities?.drop).toEqual(['ALL']);
+      expect(container.securityContext?.capabilities?.add).toBeUndefined();
+      expect(container.securityContext?.seccompProfile?.type ?? pod.securityContext?.seccompProfile?.type).toBe('RuntimeDefault');
+    }
+    for (const volume of pod.volumes ?? []) expect(Object.keys(volume).sort()).toEqual(['emptyDir', 'name']);
+  });
+
+  it('no service-account token is mounted (the provider calls no Kubernetes API)', () => {
+    expect(pod.automountServiceAccountToken).toBe(false);
+  });
+
+  it('with TRUST_PROXY=true, a NetworkPolicy lets only the ingress controller (and monitoring) reach the pods', () => {
+    const settings = (manifest('secret.yaml') as { stringData: Record<string, string> }).stringData;
+    expect(settings.TRUST_PROXY).toBe('true');
+    const policy = manifest('networkpolicy.yaml') as {
+      kind: string;
+      spec: {
+        podSelector: { matchLabels: Record<string, string> };
+        policyTypes: string[];
+        ingress: { from: { namespaceSelector?: unknown; podSelector?: unknown; ipBlock?: unknown }[] }[];
+      };
+    };
+    expect(policy.kind).toBe('NetworkPolicy');
+    expect(policy.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'signet' });
+    expect(policy.spec.policyTypes).toContain('Ingress');
+    for (const rule of policy.spec.ingress) {
+      // Every rule names who may connect: an empty `from` would admit every pod.
+      expect(rule.from.length).toBeGreaterThan(0);
+      for (const peer of rule.from) expect(peer.namespaceSelector ?? peer.podSelector).toBeDefined();
+    }
+  });
+
+  it('the Secret as shipped does not start: its METRICS_TOKEN placeholder is refused, naming it; a real token starts', () => {
+    const settings = (manifest('secret.yaml') as { stringData: Record<string, string> }).stringData;
+    const env = { ...settings, STORAGE_URL: 'memory:' };
+    expect(() => loadConfig(env)).toThrow(SettingsError);
+    expect(() => loadConfig(env)).toThrow(/^METRICS_TOKEN: is still the example placeholder/);
+    expect(loadConfig({ ...env, METRICS_TOKEN: 'k9V2x7Qp0ZrT4mB8sL1wYc3N' }).metricsToken).toBe('k9V2x7Qp0ZrT4mB8sL1wYc3N');
+  });
+
+  it.each([
+    'change-me-to-16-or-more-characters',
+    'replace-with-a-long-random-token',
+    '<your-metrics-token-here>',
+    'xxxxxxxxxxxxxxxxxxxx',
+  ])('refuses the placeholder %s for every secret setting', (placeholder) => {
+    expect(() => loadConfig({ METRICS_TOKEN: placeholder })).toThrow(/^METRICS_TOKEN: /);
+    expect(() => loadConfig({ REGISTRATION_TOKEN: placeholder })).toThrow(/^REGISTRATION_TOKEN: /);
+    const padded = placeholder.padEnd(32, placeholder.at(-1));
+    expect(() => loadConfig({ COOKIE_KEYS: `k9V2x7Qp0ZrT4mB8sL1wYc3N-cookie-key-1,${padded}` })).toThrow(
+      /^COOKIE_KEYS: holds an example placeholder/,
+    );
   });
 });

@@ -10,6 +10,7 @@ import {
   type Env,
   httpUrl,
   int,
+  isPlaceholderSecret,
   listOf,
   oneOf,
   optionalBool,
@@ -113,6 +114,13 @@ const schema = {
     const keys = value.split(',').map((s) => s.trim());
     if (keys.some((k) => k.length < 32)) {
       ctx.addIssue({ code: 'custom', message: 'must be comma-separated secrets of 32+ characters each (newest first)' });
+      return z.NEVER;
+    }
+    if (keys.some(isPlaceholderSecret)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'holds an example placeholder; set random secrets (e.g. openssl rand -base64 32)',
+      });
       return z.NEVER;
     }
     return keys;

@@ -85,7 +85,21 @@ export const httpUrl = (fallback?: string) =>
     return z.NEVER;
   });
 
-/** A secret of at least `minLength` characters; required unless `optional`. */
+/**
+ * The words of a value left as an example says it (`change-me-to-16-or-more-characters`,
+ * `<your token>`, `replace_with_a_secret`, one character repeated): a template's placeholder that
+ * happens to be long enough, which anyone who read the template knows.
+ */
+const PLACEHOLDER =
+  /change[-_ .]?(me|this|it)|replace[-_ .]?(me|this|with)|placeholder|your[-_ .]?(own[-_ .]?)?(secret|token|key|password)|^<.*>$|^(secret|password|token|example)s?$/i;
+
+/** Whether a secret is a template's placeholder rather than a value someone chose. */
+export const isPlaceholderSecret = (value: string): boolean => PLACEHOLDER.test(value) || /^(.)\1*$/s.test(value);
+
+/**
+ * A secret of at least `minLength` characters; required unless `optional`. A template's
+ * placeholder (isPlaceholderSecret) is refused, whatever its length.
+ */
 export const secret = (minLength: number, { optional = false } = {}) =>
   text().transform((value, ctx) => {
     if (value === undefined) {
@@ -95,6 +109,13 @@ export const secret = (minLength: number, { optional = false } = {}) =>
     }
     if (value.length < minLength) {
       ctx.addIssue({ code: 'custom', message: `must be at least ${minLength} characters` });
+      return z.NEVER;
+    }
+    if (isPlaceholderSecret(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'is still the example placeholder; set a random secret (e.g. openssl rand -base64 32)',
+      });
       return z.NEVER;
     }
     return value;

@@ -29,20 +29,22 @@ const shape = {
 
 describe('readSettings', () => {
   it('applies defaults and converts values', () => {
-    expect(readSettings(shape, { SESSION_SECRET: 'x'.repeat(32), DEBUG: 'yes', ITEMS: 'a, b,,c' })).toEqual({
+    expect(
+      readSettings(shape, { SESSION_SECRET: 'k9V2x7Qp0ZrT4mB8sL1wYc3N-session-01', DEBUG: 'yes', ITEMS: 'a, b,,c' }),
+    ).toEqual({
       PORT: 3000,
       DEBUG: true,
       MODE: 'a',
       SITE: 'http://localhost:3001/',
-      SESSION_SECRET: 'x'.repeat(32),
+      SESSION_SECRET: 'k9V2x7Qp0ZrT4mB8sL1wYc3N-session-01',
       NAME: 'Example',
       ITEMS: ['a', 'b', 'c'],
       NETWORKS: [],
     });
-    expect(readSettings(shape, { SESSION_SECRET: 'x'.repeat(32), NETWORKS: ' devnet,mainnet, devnet ' }).NETWORKS).toEqual([
-      'devnet',
-      'mainnet',
-    ]);
+    expect(
+      readSettings(shape, { SESSION_SECRET: 'k9V2x7Qp0ZrT4mB8sL1wYc3N-session-01', NETWORKS: ' devnet,mainnet, devnet ' })
+        .NETWORKS,
+    ).toEqual(['devnet', 'mainnet']);
   });
 
   it.each([
@@ -56,7 +58,7 @@ describe('readSettings', () => {
     [{ SITE: 'mailto:x@example.com' }, /^SITE: must be an absolute http\(s\) URL/],
     [{}, /^SESSION_SECRET: is required/],
   ])('names the variable for %j', (env, message) => {
-    const full = { SESSION_SECRET: 'y'.repeat(40), ...env } as Record<string, string | undefined>;
+    const full = { SESSION_SECRET: 'k9V2x7Qp0ZrT4mB8sL1wYc3N-session-02', ...env } as Record<string, string | undefined>;
     if (!('SESSION_SECRET' in env) && Object.keys(env).length === 0) delete full.SESSION_SECRET;
     expect(() => readSettings(shape, full)).toThrow(SettingsError);
     expect(() => readSettings(shape, full)).toThrow(message);
@@ -129,6 +131,22 @@ describe('listenHost (HOST)', () => {
   });
   it('refuses anything else, naming HOST', () => {
     for (const host of ['a b', 'http://x', 'x/y', '-x']) expect(() => read(host)).toThrow(/^HOST: must be an IP address/);
+  });
+});
+
+describe('secret', () => {
+  it.each([
+    'change-me-to-16-or-more-characters',
+    'CHANGE_THIS_SECRET_VALUE_123456789',
+    'replace-with-a-long-random-token',
+    '<your-secret-here-of-32-characters>',
+    'x'.repeat(40),
+    'your-own-secret-0123456789abcdef0123',
+  ])('refuses the template placeholder %s, naming the variable and not echoing it', (value) => {
+    expect(() => readSettings(shape, { SESSION_SECRET: value })).toThrow(
+      /^SESSION_SECRET: is still the example placeholder; set a random secret/,
+    );
+    expect(() => readSettings(shape, { SESSION_SECRET: value })).not.toThrow(value);
   });
 });
 
