@@ -1,15 +1,20 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestchain, type Testchain } from '@signet/testchain';
 import {
   CookieJar,
   getDetails,
+  insecure,
   messageFor,
   pkceAuthorization,
   postSignature,
   registerPublicClient,
   startInteraction,
   startTestProvider,
+  TEST_REDIRECT_URI,
   type TestProvider,
   walletSignIn,
 } from '@signet/testkit';
@@ -49,7 +54,26 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
     chain = await startTestchain({ chainId: 1 });
     avatar = await avatarServer();
     // The avatar is served on loopback: ALLOW_PRIVATE_FETCH (the development setting) lets it through.
-    provider = await startTestProvider({ ETH_RPC_URL: chain.url, ENS_TIMEOUT_MS: '5000', ALLOW_PRIVATE_FETCH: 'true' });
+    // An operator's client with both e-mail sources (a synthetic domain is set by the operator only).
+    const clientsFile = join(tmpdir(), `signet-chain-clients-${process.pid}-${Date.now()}.json`);
+    writeFileSync(
+      clientsFile,
+      JSON.stringify([
+        {
+          client_id: 'mail-both',
+          redirect_uris: [TEST_REDIRECT_URI],
+          token_endpoint_auth_method: 'none',
+          ens_email: true,
+          synthetic_email_domain: 'wallet.example.com',
+        },
+      ]),
+    );
+    provider = await startTestProvider({
+      ETH_RPC_URL: chain.url,
+      ENS_TIMEOUT_MS: '5000',
+      ALLOW_PRIVATE_FETCH: 'true',
+      CLIENTS_FILE: clientsFile,
+    });
     client = await registerPublicClient(provider.url);
   });
   afterAll(async () => {
@@ -127,6 +151,31 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
     await chain.setEnsName(junk.address, 'junk.eth', { texts: { email: 'not an address' } });
     const noEmail = await signInAndGetClaims({ signer: junk }, 'openid email', optedIn);
     expect(noEmail.idToken).not.toHaveProperty('email');
+  });
+
+  it('ENS email in the synthetic domain: an ENS record can never claim an address of the operator’s namespace', async () => {
+    const both = await oidc.discovery(new URL(provider.url), 'mail-both', undefined, oidc.None(), insecure);
+    const victim = privateKeyToAccount(generatePrivateKey());
+    const victimEmail = (await signInAndGetClaims({ signer: victim }, 'openid email', both)).idToken.email;
+    expect(victimEmail).toBe(`${victim.address.toLowerCase()}@wallet.example.com`);
+    const mailbox = victim.address.toLowerCase();
+    for (const [index, record] of [
+      `${mailbox}@wallet.example.com`,
+      `${mailbox}@WALLET.Example.COM`,
+      `${mailbox}@wallet.example.com.`,
+      `${mailbox}@eu.wallet.example.com`,
+    ].entries()) {
+      const attacker = privateKeyToAccount(generatePrivateKey());
+      await chain.setEnsName(attacker.address, `mallory${index}.eth`, { texts: { email: record } });
+      const { idToken, userinfo } = await signInAndGetClaims({ signer: attacker }, 'openid profile email', both);
+      expect(idToken.preferred_username).toBe(`mallory${index}.eth`);
+      expect({ record, email: idToken.email }).toEqual({ record, email: `${attacker.address.toLowerCase()}@wallet.example.com` });
+      expect(userinfo.email).toBe(idToken.email);
+    }
+    // A record outside the namespace is the person's own, and is still used.
+    const erin = privateKeyToAccount(generatePrivateKey());
+    await chain.setEnsName(erin.address, 'erin.eth', { texts: { email: 'erin@wallet.example.org' } });
+    expect((await signInAndGetClaims({ signer: erin }, 'openid email', both)).idToken.email).toBe('erin@wallet.example.org');
   });
 
   it('subject_chain "any" never merges a contract wallet across chains: it keeps the signed chain', async () => {

@@ -16,6 +16,7 @@
  * A client without either gets no email claim even with the scope; the wallet page says what
  * will be shared before the person signs.
  */
+import { domainToASCII } from 'node:url';
 import { isSolanaAddress } from '@signet/siws/message';
 import { errors } from 'oidc-provider';
 import { solanaAddressHex } from '../solana/account.ts';
@@ -38,15 +39,37 @@ export function emailSourcesOf(client: object | undefined): EmailSources | undef
  */
 const mailboxOf = (address: string) => (isSolanaAddress(address) ? solanaAddressHex(address) : address.toLowerCase());
 
-/** The email claims for a sign-in, or none. */
+/**
+ * Whether an e-mail address lies in `domain`'s namespace: its domain is `domain` or a subdomain,
+ * compared as DNS names (case, a trailing dot and Unicode or punycode spelling folded). A domain
+ * that cannot be read as one counts as inside, so it is never used where it might be.
+ */
+export function inMailDomain(email: string, domain: string): boolean {
+  const host = domainToASCII(
+    email
+      .slice(email.lastIndexOf('@') + 1)
+      .replace(/\.$/, '')
+      .toLowerCase(),
+  );
+  return host === '' || host === domain || host.endsWith(`.${domain}`);
+}
+
+/**
+ * The email claims for a sign-in, or none. An ENS record in the client's synthetic domain is
+ * never used: anyone may write `<someone else's address>@<that domain>` into their own name's
+ * record, and a relying party that keys accounts on `email` would take them for that person. The
+ * operator's namespace holds only the addresses Signet makes from the signer's own address.
+ */
 export function emailClaims(
   sources: EmailSources | undefined,
   signIn: { address: string; email?: string } | undefined,
 ): { email: string; email_verified: false } | undefined {
   if (!sources || !signIn) return undefined;
-  const email =
-    (sources.ens ? signIn.email : undefined) ??
-    (sources.syntheticDomain ? `${mailboxOf(signIn.address)}@${sources.syntheticDomain}` : undefined);
+  const ensEmail =
+    sources.ens && signIn.email && !(sources.syntheticDomain && inMailDomain(signIn.email, sources.syntheticDomain))
+      ? signIn.email
+      : undefined;
+  const email = ensEmail ?? (sources.syntheticDomain ? `${mailboxOf(signIn.address)}@${sources.syntheticDomain}` : undefined);
   return email ? { email, email_verified: false } : undefined;
 }
 
