@@ -17,6 +17,7 @@ import { accountNamespacesProblem, offeredNamespaces } from './interaction/names
 import { LEGAL_PATHS } from './legal.ts';
 import type { Logger } from './logger.ts';
 import { type AuditLog, requestFields } from './observability/audit.ts';
+import { atomicReplayDetection } from './oidc/replay-detection.ts';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from './onchain/access.ts';
 import { publicUrlProblem } from './outbound.ts';
 import { profileFor } from './profiles.ts';
@@ -463,6 +464,7 @@ export function createProvider({
   provider.maxIpsCount = 1;
   clientSubjects(provider, subjectOf);
   reuseClientObjects(provider, store, new Set(config.staticClients.map((client) => String(client.client_id))));
+  atomicReplayDetection(provider, store);
   logLogoutTokens(provider, logger);
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc-provider server error'));
   // Koa's 'error' event: an error no middleware answered (Koa's 500), or an answer that could not

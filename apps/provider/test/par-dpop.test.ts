@@ -6,6 +6,7 @@
  * before anything is stored. Resource indicators, also on by default in oidc-provider, are off.
  */
 import { pkceAuthorization, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -252,5 +253,98 @@ describe.each([
     const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
     const sub = tokens.claims()?.sub as string;
     expect(await oidc.fetchUserInfo(client, tokens.access_token, sub)).toMatchObject({ sub });
+  });
+});
+
+/**
+ * One DPoP proof, one use: the same proof sent at once to two providers sharing one Redis (and
+ * many times to each) is accepted exactly once. oidc-provider's own check finds, then saves:
+ * every concurrent copy found nothing and passed.
+ */
+describe('DPoP proofs are claimed atomically, across replicas', () => {
+  const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  let a: TestProvider;
+  let b: TestProvider;
+  beforeAll(async () => {
+    const shared = { STORAGE_URL: REDIS_URL, STORAGE_PREFIX: `signet-test:dpop:${crypto.randomUUID()}:` };
+    a = await startTestProvider(shared);
+    b = await startTestProvider({ ...shared, ISSUER: a.url });
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+  });
+
+  /** A DPoP proof for GET <userinfo> with this access token, as a client makes one (RFC 9449 §4.2). */
+  async function proof(keys: CryptoKeyPair, htu: string, accessToken: string) {
+    const ath = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(accessToken))).toString('base64url');
+    return new SignJWT({ htm: 'GET', htu, ath, jti: crypto.randomUUID() })
+      .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk: await exportJWK(keys.publicKey) })
+      .setIssuedAt()
+      .sign(keys.privateKey);
+  }
+
+  it('the same proof posted 16 times at once, to two replicas on one Redis: exactly one 200', async () => {
+    const client = await oidc.dynamicClientRegistration(
+      new URL(a.issuer),
+      { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+      undefined,
+      insecure,
+    );
+    const keys = (await generateKeyPair('ES256', { extractable: true })) as CryptoKeyPair;
+    const DPoP = oidc.getDPoPHandle(client, keys);
+    const { url, verifier } = await pkceAuthorization(client);
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: wallet() });
+    const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier }, undefined, { DPoP });
+    expect(tokens.token_type.toLowerCase()).toBe('dpop');
+    const userinfo = client.serverMetadata().userinfo_endpoint as string;
+    const jwt = await proof(keys, userinfo, tokens.access_token);
+    const send = (base: string) =>
+      fetch(`${base}${new URL(userinfo).pathname}`, { headers: { authorization: `DPoP ${tokens.access_token}`, dpop: jwt } });
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => send(i % 2 === 0 ? a.url : b.url)));
+    const statuses = answers.map((response) => response.status).sort();
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(15);
+    // A fresh proof still works: only the replayed one is spent.
+    const fresh = await fetch(userinfo.replace(a.issuer, a.url), {
+      headers: { authorization: `DPoP ${tokens.access_token}`, dpop: await proof(keys, userinfo, tokens.access_token) },
+    });
+    expect(fresh.status).toBe(200);
+  });
+
+  it('userinfo requests with a DPoP proof count in RATE_LIMIT_TOKEN (each stores its proof), in every spelling of the path', async () => {
+    const limited = await startTestProvider({ RATE_LIMIT_TOKEN: '3' });
+    try {
+      const client = await oidc.dynamicClientRegistration(
+        new URL(limited.issuer),
+        { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+        undefined,
+        insecure,
+      );
+      const keys = (await generateKeyPair('ES256', { extractable: true })) as CryptoKeyPair;
+      const DPoP = oidc.getDPoPHandle(client, keys);
+      const { url, verifier } = await pkceAuthorization(client);
+      const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: wallet() });
+      // The token request is the first of the three.
+      const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier }, undefined, {
+        DPoP,
+      });
+      const userinfo = client.serverMetadata().userinfo_endpoint as string;
+      const statuses: number[] = [];
+      for (const path of [
+        userinfo,
+        userinfo,
+        userinfo,
+        userinfo.toUpperCase().replace(/^HTTP:\/\/LOCALHOST/, 'http://localhost'),
+      ]) {
+        const response = await fetch(path, {
+          headers: { authorization: `DPoP ${tokens.access_token}`, dpop: await proof(keys, userinfo, tokens.access_token) },
+        });
+        statuses.push(response.status);
+      }
+      expect(statuses).toEqual([200, 200, 429, 429]);
+    } finally {
+      await limited.stop();
+    }
   });
 });
