@@ -61,6 +61,30 @@ const TOTAL_KEY = 'logos:total-bytes';
 /** The total is a counter in storage; counters expire, so this one is given a century. */
 const TOTAL_TTL_SECONDS = 100 * 365 * 24 * 3600;
 
+/**
+ * One change of a client's logo at a time, on every replica: the entry and the total change
+ * together from what was read under the claim. Two concurrent updates of one client once both
+ * read the same entry and took its bytes off the total twice (the total went negative, and more
+ * than the limit was stored). The claim is the store's atomic setIfAbsent; it is given back with
+ * the request's writes (or lapses after LOCK_SECONDS if a process dies holding it).
+ */
+const lockKey = (clientId: string) => `logo-lock:${clientId}`;
+const LOCK_SECONDS = 20;
+const LOCK_WAIT_MS = 15_000;
+
+async function oneChangeAtATime<T>(store: Store, clientId: string, change: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  while (!(await store.setIfAbsent(lockKey(clientId), String(process.pid), LOCK_SECONDS))) {
+    if (Date.now() > deadline) throw new Error(`another change of client ${clientId}'s logo did not end in time`);
+    await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 50));
+  }
+  try {
+    return await change();
+  } finally {
+    await store.delete(lockKey(clientId));
+  }
+}
+
 /** A client's stored logo: the URI it came from and, when the fetch succeeded, the image. */
 type StoredLogo = { uri: string; type?: string; body?: string; size?: number };
 
@@ -94,11 +118,15 @@ async function replaceStoredLogo(store: Store, clientId: string, previous: Store
  * failed fetch is tried again); another URI is fetched and replaces it; no URI removes it. A
  * logo that would take the total over the limit is not stored (the page draws an initial).
  */
-export async function refreshClientLogo(
+export function refreshClientLogo(
   options: LogoStoreOptions,
   clientId: string,
   logoUri: string | undefined,
 ): Promise<LogoOutcome> {
+  return oneChangeAtATime(options.store, clientId, () => replaceLogo(options, clientId, logoUri));
+}
+
+async function replaceLogo(options: LogoStoreOptions, clientId: string, logoUri: string | undefined): Promise<LogoOutcome> {
   const { store, logger, allowPrivate, limitBytes } = options;
   const previous = await readStoredLogo(store, clientId);
   if (logoUri === undefined || limitBytes === 0) {
@@ -141,9 +169,11 @@ export async function refreshClientLogo(
 }
 
 /** Removes a client's logo (the client is gone). */
-export async function removeClientLogo(store: Store, clientId: string): Promise<void> {
-  const previous = await readStoredLogo(store, clientId);
-  if (previous) await replaceStoredLogo(store, clientId, previous, undefined);
+export function removeClientLogo(store: Store, clientId: string): Promise<void> {
+  return oneChangeAtATime(store, clientId, async () => {
+    const previous = await readStoredLogo(store, clientId);
+    if (previous) await replaceStoredLogo(store, clientId, previous, undefined);
+  });
 }
 
 /**

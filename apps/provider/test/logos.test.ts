@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,9 +8,12 @@ import { startTestProvider, type TestProvider } from '@signet/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSpecialUseAddress } from '../src/outbound.ts';
 
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 /** A second image (bytes that name themselves). */
 const OTHER = Buffer.concat([PNG, Buffer.from('other')]);
+/** A larger one, served a little late (concurrent updates overlap). */
+const BIG = Buffer.concat([PNG, Buffer.alloc(4000, 7)]);
 
 describe('client logos are served by the provider (no third-party request from the page)', () => {
   let server: Server;
@@ -19,7 +23,9 @@ describe('client logos are served by the provider (no third-party request from t
     server = createServer((req, res) => {
       hits += 1;
       if (req.url?.startsWith('/logo.png')) res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
-      else if (req.url === '/other.png') res.writeHead(200, { 'content-type': 'image/png' }).end(OTHER);
+      else if (req.url?.startsWith('/other.png')) res.writeHead(200, { 'content-type': 'image/png' }).end(OTHER);
+      else if (req.url?.startsWith('/big.png'))
+        setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(BIG), 20);
       else if (req.url === '/page.html') res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(1)</script>');
       else res.writeHead(404).end();
     });
@@ -140,6 +146,52 @@ describe('client logos are served by the provider (no third-party request from t
       // The second client's next update (the same logo_uri, not stored yet) now fits.
       expect((await updateLogo(provider.url, second, `${origin}/logo.png`)).status).toBe(200);
       expect((await served(provider.url, second.id)).type).toBe('image/png');
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it.each([
+    ['memory', () => ({ STORAGE_URL: 'memory:' })],
+    ['SQLite', () => ({ STORAGE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'signet-logos-')), 'signet.db')}` })],
+    ['Redis', () => ({ STORAGE_URL: REDIS_URL, STORAGE_PREFIX: `signet-test:logos:${randomUUID()}:` })],
+  ])('%s: concurrent updates of one client keep the total exact and within LOGO_STORAGE_LIMIT', async (_storage, storage) => {
+    const limit = BIG.length * 2 + 100;
+    const provider = await startTestProvider({
+      ALLOW_PRIVATE_FETCH: 'true',
+      LOGO_STORAGE_LIMIT: String(limit),
+      RATE_LIMIT_REGISTRATION: '0',
+      ...storage(),
+    });
+    const store = provider.app.services.store;
+    try {
+      const clients = [
+        await registerWithLogo(provider.url, `${origin}/big.png?first`),
+        await registerWithLogo(provider.url, `${origin}/big.png?second`),
+      ];
+      // Twelve updates of each client at once, each naming another logo (so each one fetches).
+      const puts = clients.flatMap((client, c) =>
+        Array.from({ length: 12 }, (_, i) =>
+          updateLogo(provider.url, client, i % 3 === 2 ? undefined : `${origin}/${i % 2 ? 'big' : 'other'}.png?${c}-${i}`),
+        ),
+      );
+      for (const response of await Promise.all(puts)) expect(response.status).toBe(200);
+      const entries = (await store.getMany((await logoKeys(provider)).filter((key) => /^logo:[^:]+$/.test(key)))).map(
+        (raw) => JSON.parse(raw as string) as { size?: number },
+      );
+      const stored = entries.reduce((sum, entry) => sum + (entry.size ?? 0), 0);
+      const total = await store.increment('logos:total-bytes', 3600, 0);
+      expect({ total, stored }).toEqual({ total: stored, stored });
+      expect(stored).toBeLessThanOrEqual(limit);
+      expect(await store.keys('logo-lock:')).toEqual([]);
+      // Removing both clients brings the total back to zero.
+      for (const client of clients) {
+        await fetch(`${provider.url}/reg/${client.id}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${client.token}` },
+        });
+      }
+      expect(await store.increment('logos:total-bytes', 3600, 0)).toBe(0);
     } finally {
       await provider.stop();
     }
