@@ -41,7 +41,7 @@ import { PROFILES, profileFor } from './profiles.ts';
 import { logoutWithoutHint } from './redirects/logout.ts';
 import { unusedClientErrors } from './redirects/unused-clients.ts';
 import { scopesSupportedBy } from './relying-party/scopes.ts';
-import { subjectFor } from './relying-party/subject.ts';
+import { grantIdOf, subjectFor } from './relying-party/subject.ts';
 import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
 import type { Services } from './services.ts';
 import { serveStatic, webAssets } from './static.ts';
@@ -268,7 +268,9 @@ function mount(provider: Provider, services: Services) {
     pushedRequestSize(profile),
     postAsGet(profile),
     tokenRequests(profile, scopesSupportedBy(config), findClient),
-    introspectionSubject(profile, findClient, (accountId, client) => subjectFor(services.store, accountId, client)),
+    introspectionSubject(profile, findClient, (accountId, client, ctx) =>
+      subjectFor(services.store, accountId, client, grantIdOf(ctx, client)),
+    ),
     discoveryValues(profile),
     clientManagementPath(profile, config.baseUrl),
     clientLifecycle(profile, services.clients.logos),

@@ -25,7 +25,7 @@ import { heldLogoutDestination } from './redirects/logout.ts';
 import { backchannelLogoutUriProblem, logLogoutTokens } from './relying-party/backchannel.ts';
 import { emailSourcesOf, validateEmailMetadata } from './relying-party/email.ts';
 import { scopesSupportedBy, supportedScope } from './relying-party/scopes.ts';
-import { clientSubjects, subjectChainProblem, subjectFor } from './relying-party/subject.ts';
+import { clientSubjects, grantIdOf, type SubjectOf, subjectChainProblem, subjectFor } from './relying-party/subject.ts';
 import { createOidcAdapter, type Store } from './storage/index.ts';
 
 /** Error codes of a connection that ended before its answer was written: the client's doing, or a slow client cut off. */
@@ -99,11 +99,7 @@ function page(ctx: KoaContextWithOIDC, title: string, body: ReturnType<typeof ht
  *   no silent code (prompt=none: login_required); the person signs again, and the sign-in checks
  *   whoever signs. Right after a sign-in (which has just checked) and for ungated clients it costs nothing.
  */
-function signInPolicy(
-  access: AccessGate | undefined,
-  store: Store,
-  subjectOf: (accountId: string, client: object) => Promise<string>,
-) {
+function signInPolicy(access: AccessGate | undefined, store: Store, subjectOf: SubjectOf) {
   const policy = interactionPolicy.base();
   const { Check } = interactionPolicy;
   const login = policy.get('login');
@@ -118,7 +114,9 @@ function signInPolicy(
         if (hint === undefined) return Check.NO_NEED_TO_PROMPT;
         const accountId = oidc.session?.accountId;
         if (accountId === undefined || !oidc.client) return Check.REQUEST_PROMPT;
-        return hint.payload.sub === (await subjectOf(accountId, oidc.client)) ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+        return hint.payload.sub === (await subjectOf(accountId, oidc.client, ctx))
+          ? Check.NO_NEED_TO_PROMPT
+          : Check.REQUEST_PROMPT;
       }),
       index,
     );
@@ -160,18 +158,19 @@ export function createProvider({
 }: ProviderDependencies): Provider {
   const profile = profileFor(config);
   const supportedScopes = scopesSupportedBy(config);
-  const subjectOf = (accountId: string, client: object | undefined) => subjectFor(store, accountId, client);
+  // Decided per sign-in: the grant the request concerns (relying-party/subject.ts).
+  const subjectOf: SubjectOf = (accountId, client, ctx) => subjectFor(store, accountId, client, grantIdOf(ctx, client));
   // Stable per sector (the redirect URIs' host, or sector_identifier_uri's), opaque to clients;
   // over the chain-independent account id for a client with subject_chain "any".
-  const pairwiseOf = async (accountId: string, client: { sectorIdentifier?: string }) =>
+  const pairwiseOf = async (accountId: string, client: { sectorIdentifier?: string }, ctx: KoaContextWithOIDC | undefined) =>
     createHmac('sha256', pairwiseSalt)
-      .update(`${client.sectorIdentifier}\0${await subjectOf(accountId, client)}`)
+      .update(`${client.sectorIdentifier}\0${await subjectOf(accountId, client, ctx)}`)
       .digest('base64url');
   /** The `sub` a client is given for an account: pairwise, chain-independent, or the account id. */
-  const clientSubject = (accountId: string, client: object) =>
+  const clientSubject: SubjectOf = (accountId, client, ctx) =>
     (client as { subjectType?: string }).subjectType === 'pairwise'
-      ? pairwiseOf(accountId, client)
-      : subjectOf(accountId, client);
+      ? pairwiseOf(accountId, client, ctx)
+      : subjectOf(accountId, client, ctx);
   const configuration: Configuration = {
     adapter: createOidcAdapter(store) as unknown as Configuration['adapter'],
     clients: config.staticClients.map((client) =>
@@ -385,10 +384,7 @@ export function createProvider({
       return globalThis.fetch(url, options);
     },
     async findAccount(ctx, accountId, token) {
-      const grantId =
-        (token as { grantId?: string } | undefined)?.grantId ??
-        (ctx.oidc.entities.Grant as { jti?: string } | undefined)?.jti ??
-        (ctx.oidc.result as { consent?: { grantId?: string } } | undefined)?.consent?.grantId;
+      const grantId = (token as { grantId?: string } | undefined)?.grantId ?? grantIdOf(ctx, ctx.oidc.client);
       // A refresh token is the one place a grant lives on without a new signature: holdings may
       // have changed since, so a gated client's conditions are checked again, before
       // oidc-provider rotates or spends anything. Not met: the grant and its tokens go.
@@ -440,7 +436,7 @@ export function createProvider({
         },
       };
     },
-    pairwiseIdentifier: (_ctx, accountId, client) => pairwiseOf(accountId, client as { sectorIdentifier?: string }),
+    pairwiseIdentifier: (ctx, accountId, client) => pairwiseOf(accountId, client as { sectorIdentifier?: string }, ctx),
     async renderError(ctx, out, error) {
       logger.debug({ err: error, out }, 'rendered error page');
       const { error: code, error_description: description } = out as { error?: string; error_description?: string };

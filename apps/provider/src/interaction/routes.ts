@@ -16,7 +16,6 @@ import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { bodyIs, prefersJson } from '../http/negotiation.ts';
 import { TTL } from '../oidc.ts';
 import type { EnsProfile } from '../onchain/names/index.ts';
-import { chainIndependent, markExternallyOwned } from '../relying-party/subject.ts';
 import type { Services } from '../services.ts';
 import { verifySolanaSignIn } from '../solana/verify.ts';
 import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
@@ -119,9 +118,6 @@ export function interactionRoutes(router: Router, services: Services) {
       services.access.enforce(oidcClient, accountId, verified.address, verified.method),
     );
     const profile = await named;
-    // A chain-independent client may name this account without its chain: only an EOA's key
-    // controls the address on every chain (relying-party/subject.ts).
-    if (verified.method === 'eoa' && chainIndependent(oidcClient)) await markExternallyOwned(store, verified.address);
     return {
       accountId,
       address: verified.address,

@@ -5,6 +5,7 @@
  * chain-independent subject here too (relying-party/subject.ts).
  */
 import type { Middleware } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import { routeKey, routeOf } from '../limits.ts';
 import type { ProfileDefinition } from '../profiles.ts';
 
@@ -13,7 +14,7 @@ type FindClient = (clientId: string) => Promise<object | undefined>;
 export function introspectionSubject(
   profile: ProfileDefinition,
   findClient: FindClient,
-  subjectOf: (accountId: string, client: object) => Promise<string>,
+  subjectOf: (accountId: string, client: object, ctx: KoaContextWithOIDC) => Promise<string>,
 ): Middleware {
   const introspection = routeKey(profile.routes.introspection);
   return (ctx, next) => {
@@ -22,7 +23,9 @@ export function introspectionSubject(
       const body = ctx.body as { active?: unknown; sub?: unknown; client_id?: unknown } | undefined;
       if (body?.active !== true || typeof body.sub !== 'string' || typeof body.client_id !== 'string') return;
       const client = (await findClient(body.client_id)) as { subjectType?: string } | undefined;
-      if (client && client.subjectType !== 'pairwise') body.sub = await subjectOf(body.sub, client);
+      if (client && client.subjectType !== 'pairwise') {
+        body.sub = await subjectOf(body.sub, client, ctx as unknown as KoaContextWithOIDC);
+      }
     });
   };
 }
