@@ -283,10 +283,13 @@ describe('the wallet sign-in page in Chromium', () => {
     expect(new URL((await landed).url()).searchParams.get('code')).toBeTruthy();
   });
 
-  it('Cancel ends at the client with access_denied', async () => {
+  it('Cancel ends at the client with access_denied (through the provider’s page, in a browser new to the client)', async () => {
     const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 });
     await toSignInPage(page);
     await page.click('text=Cancel and go back');
+    // This browser has not signed in to the client: the provider names where the answer goes.
+    await page.waitForSelector('text=Sign-in cancelled');
+    await page.click(`text=Continue to ${new URL(client.url).host}`);
     await page.waitForURL(new RegExp(`^${client.url}/\\?error=access_denied`));
     expect(await page.textContent('main')).toContain('access_denied');
   });

@@ -207,17 +207,21 @@ describe('reference client against the self-hosted provider', () => {
     }
   });
 
-  it('a provider error (the user cancels) ends at / with the error and no session', async () => {
+  it('a provider error (the user cancels) ends at / with the error and no session, through the provider’s page', async () => {
     const client = await startClient(provider);
     try {
-      // Someone has signed in to this client before: the provider redirects its errors (to a
-      // client nobody has signed in to yet, it shows them itself; provider test redirects.test.ts).
-      await browserSignIn(client);
+      // This browser has not signed in to the client through the provider: the provider shows the
+      // error itself and links onward (provider test redirects.test.ts); the person follows the link.
       const jar = new CookieJar();
       const login = await request(jar, `${client.url}/api/auth/login`);
       const interactionUrl = await startInteraction(jar, login.headers.get('location') as string);
       const abort = await request(jar, `${interactionUrl}/abort`, { method: 'POST' });
-      const callbackUrl = await followToClient(jar, interactionUrl, abort.headers.get('location') as string);
+      const page = await request(jar, new URL(abort.headers.get('location') as string, interactionUrl));
+      expect(page.status).toBe(400);
+      const link = /<a class="button" href="([^"]+)"/.exec(await page.text())?.[1]?.replaceAll('&amp;', '&');
+      expect(link).toBeDefined();
+      const callbackUrl = new URL(link as string);
+      expect(callbackUrl.origin).toBe(new URL(client.url).origin);
       const back = await request(jar, callbackUrl);
       const location = new URL(back.headers.get('location') as string, client.url);
       expect(location.searchParams.get('error')).toBe('access_denied');

@@ -38,7 +38,7 @@ import { createEnsResolver } from './onchain/names/index.ts';
 import { operationsRoutes } from './operations.ts';
 import { pinIssuerOrigin } from './origin.ts';
 import { PROFILES, profileFor } from './profiles.ts';
-import { logoutWithoutHint } from './redirects/logout.ts';
+import { logoutRedirects } from './redirects/logout.ts';
 import { unusedClientErrors } from './redirects/unused-clients.ts';
 import { scopesSupportedBy } from './relying-party/scopes.ts';
 import { grantIdOf, subjectFor } from './relying-party/subject.ts';
@@ -274,7 +274,7 @@ function mount(provider: Provider, services: Services) {
     discoveryValues(profile),
     clientManagementPath(profile, config.baseUrl),
     clientLifecycle(profile, services.clients.logos),
-    logoutWithoutHint(profile, provider),
+    logoutRedirects(profile, provider),
     unusedClientErrors(profile, provider, {
       usage: services.clients.usage,
       stylesheets: services.assets.stylesheets,

@@ -38,9 +38,8 @@ describe('the interaction contract: every bad input has its status and code, and
     vi.useRealTimers();
   });
 
-  async function open(extra: Record<string, string> = {}) {
+  async function open(extra: Record<string, string> = {}, jar = new CookieJar()) {
     const { url, verifier } = await pkceAuthorization(client, { scope: 'openid profile', state: 'st4te', ...extra });
-    const jar = new CookieJar();
     const interactionUrl = await startInteraction(jar, url);
     const details = await getDetails(jar, interactionUrl);
     return { jar, interactionUrl, details, verifier };
@@ -209,14 +208,26 @@ describe('the interaction contract: every bad input has its status and code, and
     await expectError(await postSignature(jar, interactionUrl, await signed(details)), 409, 'INTERACTION_COMPLETED');
   });
 
-  it('abort ends the flow with access_denied at the client', async () => {
+  it('abort ends the flow with access_denied for the client: a page linking there from a browser new to it, a redirect from one signed in to it', async () => {
+    // A browser that has not signed in to this client: the provider's page, whose link carries the error.
     const { jar, interactionUrl } = await open();
     const response = await request(jar, `${interactionUrl}/abort`, { method: 'POST' });
     expect(response.status).toBe(303);
-    const callback = await followToClient(jar, interactionUrl, response.headers.get('location') as string);
+    const page = await request(jar, new URL(response.headers.get('location') as string, interactionUrl));
+    expect(page.status).toBe(400);
+    const href = /<a class="button" href="([^"]+)"/.exec(await page.text())?.[1]?.replaceAll('&amp;', '&');
+    const link = new URL(href as string);
+    expect(`${link.origin}${link.pathname}`).toBe(REDIRECT_URI);
+    expect(link.searchParams.get('error')).toBe('access_denied');
+    expect(link.searchParams.get('state')).toBe('st4te');
+
+    // A browser that has signed in to it: oidc-provider's redirect, at once.
+    const signedIn = await codeFor();
+    const again = await open({ prompt: 'login' }, signedIn.jar);
+    const aborted = await request(again.jar, `${again.interactionUrl}/abort`, { method: 'POST' });
+    const callback = await followToClient(again.jar, again.interactionUrl, aborted.headers.get('location') as string);
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
     expect(callback.searchParams.get('error')).toBe('access_denied');
-    expect(callback.searchParams.get('state')).toBe('st4te');
   });
 
   it('never redirects to an unregistered redirect_uri', async () => {
@@ -235,16 +246,19 @@ describe('the interaction contract: every bad input has its status and code, and
   it('a public client without PKCE is refused at the authorization endpoint', async () => {
     const url = oidc.buildAuthorizationUrl(client, { redirect_uri: REDIRECT_URI, scope: 'openid', state: 'x' });
     const response = await fetch(url, { redirect: 'manual' });
-    const location = new URL(response.headers.get('location') as string);
-    expect(location.searchParams.get('error')).toBe('invalid_request');
-    expect(location.searchParams.get('error_description')).toMatch(/PKCE/);
+    // No code, and (this browser never signed in to the client) the error on the provider's page.
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    const page = await response.text();
+    expect(page).toContain('invalid_request');
+    expect(page).toMatch(/PKCE/);
   });
 
   async function codeFor() {
     const { jar, interactionUrl, details, verifier } = await open();
     const ok = await postSignature(jar, interactionUrl, await signed(details));
     const callback = await followToClient(jar, interactionUrl, ok.headers.get('location') as string);
-    return { callback, verifier };
+    return { callback, verifier, jar };
   }
 
   it('a wrong PKCE verifier is refused at the token endpoint and issues nothing', async () => {

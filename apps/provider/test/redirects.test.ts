@@ -29,7 +29,12 @@ const wallet = () => privateKeyToAccount(generatePrivateKey());
 
 describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile', (profile) => {
   let provider: TestProvider;
-  let discovery: { authorization_endpoint: string; end_session_endpoint: string; registration_endpoint: string };
+  let discovery: {
+    authorization_endpoint: string;
+    end_session_endpoint: string;
+    registration_endpoint: string;
+    token_endpoint: string;
+  };
   beforeAll(async () => {
     provider = await startTestProvider({ PROFILE: profile });
     discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
@@ -95,11 +100,66 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     }
     return response;
   }
-  /** A completed wallet sign-in to this client (it is then "used"). */
-  async function signInOnce(clientId: string) {
+  /** A completed wallet sign-in to this client in the browser `jar` is; returns its ID token. */
+  async function signInOnce(clientId: string, jar = new CookieJar()) {
     const url = authorization(clientId);
-    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: wallet() });
-    expect(callbackUrl.searchParams.get('code')).toBeTruthy();
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: wallet(), jar });
+    const code = callbackUrl.searchParams.get('code');
+    expect(code).toBeTruthy();
+    const token = await fetch(discovery.token_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code: code as string,
+        redirect_uri: CALLBACK,
+        // RFC 7636's example verifier, whose S256 challenge `authorization` sends.
+        code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+      }),
+    });
+    expect(token.status).toBe(200);
+    return ((await token.json()) as { id_token: string }).id_token;
+  }
+  /** A logout request; a POST sends its parameters as a form, as a page's auto-submitted form does. */
+  function logout(jar: CookieJar, parameters: Record<string, string>, method: 'GET' | 'POST' = 'GET') {
+    const url = new URL(discovery.end_session_endpoint);
+    if (method === 'GET') {
+      url.search = new URLSearchParams(parameters).toString();
+      return request(jar, url);
+    }
+    return request(jar, url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(parameters),
+    });
+  }
+  /** Follows a logout to its end, confirming a "Sign out?" page when one is shown; returns the last answer. */
+  async function logoutToEnd(jar: CookieJar, first: Response): Promise<Response> {
+    let response = await follow(jar, first, provider.url);
+    const text = response.status === 200 ? await response.clone().text() : '';
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(text)?.[1];
+    const action = /id="op.logoutForm" method="post" action="([^"]+)"/.exec(text)?.[1];
+    if (xsrf && action) {
+      response = await follow(
+        jar,
+        await request(jar, new URL(action, provider.url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ xsrf, logout: 'yes' }),
+        }),
+        provider.url,
+      );
+    }
+    return response;
+  }
+  /** The answer never left the provider: a page of its own naming the target host, with a link. */
+  async function heldOnPage(response: Response) {
+    expect(response.headers.get('location')).toBeNull();
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('You are signed out');
+    expect(page).toContain('<strong class="destination">phish.example</strong>');
   }
 
   it('logout with client_id and no id_token_hint, no session: no redirect to the registered target, the page names its host with a link', async () => {
@@ -141,7 +201,72 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     expect(refused.headers.get('location')).toBeNull();
   });
 
-  it('prompt=none to a client nobody has signed in to: an error page naming the host, with a link carrying the error; after one sign-in, the standard redirect', async () => {
+  it('logout with an empty id_token_hint (read as none): no redirect, the page names the host', async () => {
+    const client = await register();
+    for (const method of ['GET', 'POST'] as const) {
+      const jar = new CookieJar();
+      const first = await logout(
+        jar,
+        { client_id: client.client_id, post_logout_redirect_uri: TARGET, id_token_hint: '', state: 'e' },
+        method,
+      );
+      await heldOnPage(await logoutToEnd(jar, first));
+    }
+  });
+
+  it('logout with the registrant’s own ID token as the hint: no redirect, with or without a session in this browser', async () => {
+    const client = await register();
+    // The registrant signs in to their own client once, in their own browser, and keeps its ID token.
+    const hint = await signInOnce(client.client_id);
+    // A visitor without a session, and one signed in to this very client as someone else.
+    const signedIn = new CookieJar();
+    await signInOnce(client.client_id, signedIn);
+    for (const [jar, method] of [
+      [new CookieJar(), 'GET'],
+      [new CookieJar(), 'POST'],
+      [signedIn, 'GET'],
+    ] as const) {
+      const first = await logout(jar, { id_token_hint: hint, post_logout_redirect_uri: TARGET, state: 'a' }, method);
+      await heldOnPage(await logoutToEnd(jar, first));
+    }
+  });
+
+  it('logout with client_id alone, POSTed as a form (an auto-submitting page): no redirect', async () => {
+    const client = await register();
+    const jar = new CookieJar();
+    const first = await logout(jar, { client_id: client.client_id, post_logout_redirect_uri: TARGET }, 'POST');
+    await heldOnPage(await logoutToEnd(jar, first));
+  });
+
+  it('logout with a hint from this browser’s own session for that client: the standard redirect, with the state', async () => {
+    const client = await register();
+    const jar = new CookieJar();
+    const hint = await signInOnce(client.client_id, jar);
+    const final = await logoutToEnd(
+      jar,
+      await logout(jar, { id_token_hint: hint, post_logout_redirect_uri: TARGET, state: 'ok' }),
+    );
+    expect(final.status).toBe(303);
+    expect(final.headers.get('location')).toBe(`${TARGET}?state=ok`);
+  });
+
+  it('prompt=none after the registrant’s own sign-in elsewhere: still a page; in the browser that signed in, the standard redirect', async () => {
+    const client = await register();
+    const silent = authorization(client.client_id, { prompt: 'none' });
+    // The registrant's throwaway sign-in, in their own browser.
+    const registrant = new CookieJar();
+    await signInOnce(client.client_id, registrant);
+    const elsewhere = await request(new CookieJar(), silent);
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.headers.get('location')).toBeNull();
+    expect(await elsewhere.text()).toContain('<strong class="destination">phish.example</strong>');
+    // The browser that holds a grant for the client gets oidc-provider's answer (here a code: it is signed in).
+    const here = await request(registrant, silent);
+    expect(here.status).toBe(303);
+    expect(new URL(here.headers.get('location') as string).origin).toBe('https://phish.example');
+  });
+
+  it('prompt=none to a client this browser has not signed in to: an error page naming the host, with a link carrying the error', async () => {
     const client = await register();
     const silent = authorization(client.client_id, { prompt: 'none' });
     const page = await request(new CookieJar(), silent);
@@ -156,13 +281,6 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     expect(link.searchParams.get('error')).toBe('login_required');
     expect(link.searchParams.get('state')).toBe('st8');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-
-    await signInOnce(client.client_id);
-    const redirected = await request(new CookieJar(), silent);
-    expect(redirected.status).toBe(303);
-    const target = new URL(redirected.headers.get('location') as string);
-    expect(target.origin + target.pathname).toBe(CALLBACK);
-    expect(target.searchParams.get('error')).toBe('login_required');
   });
 
   it('other errors (response_mode=form_post, a missing response_type) and a cancelled sign-in: a page, never an automatic redirect', async () => {

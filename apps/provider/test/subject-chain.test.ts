@@ -30,7 +30,13 @@ async function delegate(chain: Testchain, eoa: PrivateKeyAccount, implementation
   const sender = createWalletClient({ account: chain.accounts[0], chain: chain.chain, transport: http(chain.url) });
   // The transaction calls a view of the wallet (it has no receive function): only its authorization matters.
   const data = encodeFunctionData({ abi: parseAbi(['function owner() view returns (address)']), functionName: 'owner' });
-  const hash = await sender.sendTransaction({ to: eoa.address, data, authorizationList: [authorization] });
+  const hash = await sender.sendTransaction({
+    account: chain.accounts[0] as PrivateKeyAccount,
+    chain: null,
+    to: eoa.address,
+    data,
+    authorizationList: [authorization],
+  });
   await chain.publicClient.waitForTransactionReceipt({ hash });
   expect(await chain.publicClient.getCode({ address: eoa.address })).toBe(`0xef0100${implementation.slice(2).toLowerCase()}`);
 }

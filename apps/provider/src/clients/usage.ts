@@ -5,8 +5,8 @@
  * client's first sign-in in each process and then remembered in memory, so later sign-ins cost
  * nothing. Clients from CLIENTS_FILE are the operator's and always count as used.
  *
- * What reads it: error redirects (a client never used gets a page, not a redirect, RFC 9700
- * §4.11.2) and the expiry of unused dynamically registered clients (expiry.ts).
+ * What reads it: the expiry of unused dynamically registered clients (expiry.ts); and error
+ * redirects, which follow at once for the operator's clients (redirects/unused-clients.ts).
  */
 import type { Store } from '../storage/index.ts';
 
@@ -30,6 +30,8 @@ export type ClientUsage = {
   recordSignIn(clientId: string): Promise<void>;
   /** True for a client from CLIENTS_FILE, or a stored client marked used. */
   isUsed(clientId: string): Promise<boolean>;
+  /** True for a client the operator added: CLIENTS_FILE, or `signet clients add`. */
+  isOperatorClient(clientId: string): Promise<boolean>;
 };
 
 export function createClientUsage(store: Store, staticClientIds: Iterable<string> = []): ClientUsage {
@@ -50,6 +52,10 @@ export function createClientUsage(store: Store, staticClientIds: Iterable<string
       const used = (await store.get(useKey(clientId))) !== undefined;
       if (used) remember(clientId);
       return used;
+    },
+    async isOperatorClient(clientId) {
+      if (fixed.has(clientId)) return true;
+      return (await readUses(store, [clientId]))[0]?.by === 'operator';
     },
   };
 }

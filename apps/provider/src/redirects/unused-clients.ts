@@ -1,14 +1,15 @@
 /**
- * Error redirects from the authorization endpoint to a client nobody has signed in to yet
- * become a page (RFC 9700 §4.11.2). Anyone may register a client with a redirect URI of their
+ * Error redirects from the authorization endpoint follow only where this browser has signed in
+ * to the client (RFC 9700 §4.11.2). Anyone may register a client with a redirect URI of their
  * choosing; an authorization request for it that fails (prompt=none without a session, an
  * unknown scope, a missing parameter) or that the person cancels would otherwise send the
  * browser from the provider's origin straight to that URI, which makes the provider an open
- * redirector for phishing. For a dynamically registered client that has never completed a
- * sign-in, the provider shows the error itself, names the host the client would receive it at,
- * and leaves the choice to the person: a link (or, for form_post, a button) that delivers the
- * same error response there. Clients that have completed a sign-in, and the operator's clients,
- * get the standard redirect.
+ * redirector for phishing. A client "used" by someone elsewhere proves nothing: its registrant
+ * can sign in to it once themselves. So the standard redirect is given when this browser's
+ * provider session holds a grant for the client, and for the operator's own clients (CLIENTS_FILE,
+ * `signet clients add`). Otherwise the provider shows the error itself, names the host the client
+ * would receive it at, and leaves the choice to the person: a link (or, for form_post, a button)
+ * that delivers the same error response there. A successful sign-in is never held back.
  */
 import type { Context, Middleware } from 'koa';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
@@ -16,6 +17,7 @@ import type { ClientUsage } from '../clients/usage.ts';
 import { type Html, html, layout } from '../html.ts';
 import { routeKey, routeOf } from '../limits.ts';
 import type { ProfileDefinition } from '../profiles.ts';
+import { sessionHoldsGrant } from './browser-session.ts';
 
 export type UnusedClientPageOptions = {
   usage: ClientUsage;
@@ -63,7 +65,10 @@ export function unusedClientErrors(profile: ProfileDefinition, provider: Provide
       const client = (ctx as unknown as KoaContextWithOIDC).oidc?.client;
       if (!error || !client) return;
       const delivery = deliveryOf(ctx);
-      if (!delivery || (await options.usage.isUsed(client.clientId))) return;
+      if (!delivery) return;
+      if ((await options.usage.isOperatorClient(client.clientId)) || (await sessionHoldsGrant(ctx, provider, client.clientId))) {
+        return;
+      }
       const target = new URL(delivery.kind === 'redirect' ? delivery.location : delivery.action);
       const name = client.clientName;
       const code = error.error ?? 'server_error';
@@ -77,7 +82,7 @@ export function unusedClientErrors(profile: ProfileDefinition, provider: Provide
         body: html`<main class="card narrow" aria-labelledby="title">
   <h1 id="title">${code === 'access_denied' ? 'Sign-in cancelled' : 'This sign-in cannot continue'}</h1>
   <p role="alert">${error.error_description ?? 'The request could not be completed.'}</p>
-  <p>It came from ${name ? html`<strong>${name}</strong>, ` : ''}an app that nobody has signed in to through this provider yet. It would receive this answer at <strong class="destination">${target.host}</strong>.</p>
+  <p>It came from ${name ? html`<strong>${name}</strong>, ` : ''}an app you have not signed in to from this browser. It would receive this answer at <strong class="destination">${target.host}</strong>.</p>
   <p>Go there only if you know and trust that site.</p>
   <div class="actions">${continueControl(delivery, target.host)}</div>
   <p class="muted"><code>${code}</code></p>
