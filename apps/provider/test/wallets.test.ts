@@ -2,11 +2,18 @@
  * Wallets that sign in, through the provider over HTTP (the interaction contract), on real local
  * chains with real third-party wallet contracts: Safe 1.4.1 (off-chain, nested, on-chain,
  * counterfactual), OpenZeppelin 5.x accounts (ERC-7739, EIP-7702, ERC-8010), a deployed ERC-6492
- * verifier (SIGNATURE_VERIFIERS), hostile contracts under the gas cap, and a contract wallet's
- * holdings on the chain it signed in with.
+ * verifier (SIGNATURE_VERIFIERS), hostile contracts under the gas cap, ERC-1271 answers of odd
+ * shapes read as Solidity reads them, and a contract wallet's holdings on the chain it signed in with.
  */
 import { ETH_CALL_GAS_CAP } from '@signet/siwe';
-import { type RealWallets, realWallets, startTestchain, type Testchain, type TestToken } from '@signet/testchain';
+import {
+  ERC1271_ANSWER_SHAPES,
+  type RealWallets,
+  realWallets,
+  startTestchain,
+  type Testchain,
+  type TestToken,
+} from '@signet/testchain';
 import {
   CookieJar,
   getDetails,
@@ -156,6 +163,30 @@ describe('wallets that sign in: the provider with real wallet contracts', () => 
       error_description: `the contract wallet ${burner} ran out of gas (the cap is 2000000 per check) on chain 1: not accepted`,
     });
     expect(calls.map((call) => call.gas)).toEqual([CAP]);
+  });
+
+  it('ERC-1271 answers read as Solidity reads them: the magic value with non-zero bytes after it is 401, the right word with more data after it signs in (directly and through ERC-8010)', async () => {
+    const { dirtyWord, trailingData } = ERC1271_ANSWER_SHAPES;
+    const owner = key();
+    const sign = (m: string) => owner.signMessage({ message: m });
+    const dirty = await wallets.shapedAnswerWallet(owner.address, dirtyWord);
+    const refused = await signIn(dirty, sign);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({
+      error: 'INVALID_SIGNATURE',
+      error_description: `signature was not made by ${dirty}: its contract wallet on chain 1 answered that it is not valid`,
+    });
+    const padded = await wallets.shapedAnswerWallet(owner.address, trailingData);
+    expect((await signIn(padded, sign)).status).toBe(303);
+
+    const [first, second] = [key(), key()];
+    const viaAuthorization = await signIn(first.address, (m) => wallets.signWithShapedAuthorization(first, m, dirtyWord));
+    expect(viaAuthorization.status).toBe(401);
+    expect(viaAuthorization.body).toEqual({
+      error: 'INVALID_SIGNATURE',
+      error_description: `signature was not made by ${first.address} (checked with its EIP-7702 authorization on chain 1)`,
+    });
+    expect((await signIn(second.address, (m) => wallets.signWithShapedAuthorization(second, m, trailingData))).status).toBe(303);
   });
 
   it('access conditions: the holdings read carries the cap; a gas-burning "token" is not met (403), not an outage', async () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createSiweMessage } from '@signet/siwe';
-import { realWallets, startTestchain } from '@signet/testchain';
+import { ERC1271_ANSWER_SHAPES, realWallets, startTestchain } from '@signet/testchain';
 import { freePort, waitForListener } from '@signet/testkit/ports';
 import { Hono } from 'hono';
 import type { Hex } from 'viem';
@@ -524,6 +524,55 @@ describe('application B: real third-party wallets (Safe, EIP-7702, a deployed ve
           message: `the contract wallet ${burner} ran out of gas (the cap is 2000000 per check) on chain 1: not accepted`,
         },
       });
+    } finally {
+      await chain.stop();
+    }
+  });
+
+  it('ERC-1271 answers read as Solidity reads them: the magic value with non-zero bytes after it is refused, the right word with more data after it is accepted', async () => {
+    const chain = await startTestchain({ chainId: 1, ens: false });
+    try {
+      const wallets = await realWallets(chain);
+      const now = Date.now();
+      const b = api({ ETH_RPC_URL: chain.url }, { now: () => now });
+      const verify = async (address: `0x${string}`, sign: (message: string) => Promise<Hex>) => {
+        const { nonce } = (await (await b.app.request('/auth/nonce')).json()) as { nonce: string };
+        const message = createSiweMessage({
+          domain: 'localhost:3003',
+          address,
+          uri: 'http://localhost:3003',
+          chainId: 1,
+          nonce,
+          issuedAt: new Date(now),
+          expirationTime: new Date(now + minutes(10)),
+        });
+        const response = await post(b.app, '/auth/verify', { message, signature: await sign(message) });
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      const { dirtyWord, trailingData } = ERC1271_ANSWER_SHAPES;
+      const owner = privateKeyToAccount(generatePrivateKey());
+      const sign = (message: string) => owner.signMessage({ message });
+
+      const dirty = await wallets.shapedAnswerWallet(owner.address, dirtyWord);
+      const refused = await verify(dirty, sign);
+      expect(refused.status).toBe(401);
+      expect(refused.body.error).toMatchObject({
+        message: 'Invalid signature',
+        details: {
+          type: 'INVALID_SIGNATURE',
+          message: `signature was not made by ${dirty}: its contract wallet on chain 1 answered that it is not valid`,
+        },
+      });
+      const padded = await wallets.shapedAnswerWallet(owner.address, trailingData);
+      const accepted = await verify(padded, sign);
+      expect(accepted.status).toBe(200);
+      expect(accepted.body.user).toMatchObject({ address: padded, chainId: 1 });
+
+      const [first, second] = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
+      expect((await verify(first.address, (m) => wallets.signWithShapedAuthorization(first, m, dirtyWord))).status).toBe(401);
+      expect((await verify(second.address, (m) => wallets.signWithShapedAuthorization(second, m, trailingData))).status).toBe(
+        200,
+      );
     } finally {
       await chain.stop();
     }

@@ -15,6 +15,15 @@ export {
 } from './checkTimeWindow.ts';
 export { MAX_SIWE_MESSAGE_LENGTH as MAX_SIGN_IN_MESSAGE_LENGTH } from './constants.ts';
 export type { SiweField as SignInField } from './errors.ts';
-export { AUTHORITY_RE, NONCE_RE, parseDateTime, REQUEST_ID_RE, STATEMENT_RE, URI_RE } from './grammar.ts';
+export {
+  AUTHORITY_RE,
+  AUTHORITY_WITH_USERINFO_RE,
+  NONCE_RE,
+  PORTABLE_STATEMENT_RE,
+  parseDateTime,
+  REQUEST_ID_RE,
+  STATEMENT_RE,
+  URI_RE,
+} from './grammar.ts';
 export { messageLines } from './messageLines.ts';
 export { quote, SignInError, type SignInErrorClass, type SignInErrorOptions } from './signInError.ts';

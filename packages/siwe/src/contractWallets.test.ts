@@ -1,10 +1,11 @@
 /**
  * Real third-party wallets through the library, on a real local chain: Safe 1.4.1 (Safe's own
  * published artifacts), OpenZeppelin Contracts 5.x accounts (ERC-7739, EIP-7702), ERC-8010, a
- * deployed ERC-6492 verifier, and hostile contracts.
+ * deployed ERC-6492 verifier, and hostile contracts (gas burners, answers of odd shapes compared
+ * with OpenZeppelin's SignatureChecker on the same chain).
  */
-import { type RealWallets, realWallets, startTestchain, type Testchain } from '@signet/testchain';
-import { createPublicClient, defineChain, http, type PublicClient } from 'viem';
+import { ERC1271_ANSWER_SHAPES, type RealWallets, realWallets, startTestchain, type Testchain } from '@signet/testchain';
+import { createPublicClient, defineChain, hashMessage, http, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { abstract, abstractTestnet, zksync, zksyncSepoliaTestnet } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,6 +210,137 @@ describe('real wallets through @signet/siwe on a local chain', () => {
       const capped = await ethCallsDuring(chain, () => verify(cf.address, wrapped));
       expect(capped.map((call) => call.gas)).toEqual([`0x${ETH_CALL_GAS_CAP.toString(16)}`]);
     });
+  });
+});
+
+describe('ERC-1271 answers are read as Solidity reads them: abi.decode(answer, (bytes4)) == 0x1626ba7e', () => {
+  let chain: Testchain;
+  let wallets: RealWallets;
+  let registry: ChainRegistry;
+  const shapes = Object.entries(ERC1271_ANSWER_SHAPES);
+
+  beforeAll(async () => {
+    chain = await startTestchain({ chainId: 31337, ens: false });
+    wallets = await realWallets(chain);
+    registry = createChainRegistry({ 31337: chain.url }, { timeoutMs: 5000, retryCount: 0 });
+  });
+  afterAll(() => chain?.stop());
+
+  /** Signet's verdict: true when accepted, false when refused as INVALID_SIGNATURE (anything else fails the test). */
+  const signetSays = async (address: `0x${string}`, message: string, signature: `0x${string}`) => {
+    try {
+      await verifySiweSignature({ message, signature, client: registry });
+      return true;
+    } catch (error) {
+      expect(error).toBeInstanceOf(SiweError);
+      expect((error as SiweError).type).toBe('INVALID_SIGNATURE');
+      expect((error as SiweError).message).toContain(address);
+      return false;
+    }
+  };
+
+  it.each(shapes)(
+    'asked directly (ERC-1271), the answer shape %s is accepted exactly when Solidity accepts it',
+    async (_name, shape) => {
+      const owner = key();
+      const wallet = await wallets.shapedAnswerWallet(owner.address, shape);
+      const message = messageFor(wallet, 31337);
+      const signature = await owner.signMessage({ message });
+      if (shape.valid) {
+        await expect(verifySiweSignature({ message, signature, client: registry })).resolves.toMatchObject({
+          address: wallet,
+          method: 'eip1271',
+        });
+      } else {
+        const error = await refusal(verifySiweSignature({ message, signature, client: registry }));
+        expect(error.type).toBe('INVALID_SIGNATURE');
+        expect(error.message).toBe(
+          `signature was not made by ${wallet}: its contract wallet on chain 31337 answered that it is not valid`,
+        );
+      }
+      // Another key's signature gets the plain refusal word, whatever the shape.
+      expect(await signetSays(wallet, message, await key().signMessage({ message }))).toBe(false);
+    },
+  );
+
+  it.each(shapes)(
+    'ERC-8010 (authorization not on chain), the answer shape %s is accepted exactly when Solidity accepts it',
+    async (_name, shape) => {
+      const eoa = key();
+      const message = messageFor(eoa.address, 31337);
+      const signature = await wallets.signWithShapedAuthorization(eoa, message, shape);
+      if (shape.valid) {
+        await expect(verifySiweSignature({ message, signature, client: registry })).resolves.toMatchObject({
+          address: eoa.address,
+          method: 'erc8010',
+        });
+      } else {
+        const error = await refusal(verifySiweSignature({ message, signature, client: registry }));
+        expect(error.type).toBe('INVALID_SIGNATURE');
+        expect(error.message).toBe(
+          `signature was not made by ${eoa.address} (checked with its EIP-7702 authorization on chain 31337)`,
+        );
+      }
+      expect(await chain.publicClient.getCode({ address: eoa.address })).toBeUndefined();
+    },
+  );
+
+  it('the reference: Signet answers as OpenZeppelin’s SignatureChecker and abi.decode do, on both hostile shapes, every other shape and real wallets', async () => {
+    const reference = await wallets.signatureCheckerReference();
+    const [a, b] = [key(), key()];
+    const cases: { name: string; wallet: `0x${string}`; sign(message: string): Promise<`0x${string}`>; expected: boolean }[] = [];
+    for (const [name, shape] of shapes) {
+      const owner = key();
+      const wallet = await wallets.shapedAnswerWallet(owner.address, shape);
+      cases.push({ name, wallet, sign: (message) => owner.signMessage({ message }), expected: shape.valid });
+    }
+    const account = await wallets.openZeppelin.deploy(a.address);
+    cases.push({
+      name: 'OpenZeppelin ERC-7739 account',
+      wallet: account,
+      sign: (message) => wallets.openZeppelin.sign(account, message, a),
+      expected: true,
+    });
+    cases.push({
+      name: 'OpenZeppelin ERC-7739 account, raw signature',
+      wallet: account,
+      sign: (message) => a.signMessage({ message }),
+      expected: false,
+    });
+    const safe = await wallets.safe.deploy([a.address, b.address], 2, 301n);
+    cases.push({
+      name: 'Safe 2-of-2',
+      wallet: safe,
+      sign: (message) => wallets.safe.sign(safe, message, [a, b]),
+      expected: true,
+    });
+    cases.push({
+      name: 'Safe 2-of-2, one owner',
+      wallet: safe,
+      sign: (message) => wallets.safe.sign(safe, message, [a]),
+      expected: false,
+    });
+
+    const verdicts = [];
+    for (const { name, wallet, sign, expected } of cases) {
+      const message = messageFor(wallet, 31337);
+      const signature = await sign(message);
+      const hash = hashMessage(message);
+      verdicts.push({
+        name,
+        openZeppelin: await reference.openZeppelin(wallet, hash, signature),
+        abiDecode: await reference.abiDecode(wallet, hash, signature),
+        signet: await signetSays(wallet, message, signature),
+        expected,
+      });
+    }
+    // One table, so a failure shows every verdict at once.
+    expect(verdicts).toEqual(
+      cases.map(({ name, expected }) => ({ name, openZeppelin: expected, abiDecode: expected, signet: expected, expected })),
+    );
+    // Both hostile shapes are among them, one refused and one accepted by Solidity.
+    expect(verdicts.find((v) => v.name === 'dirtyWord')?.openZeppelin).toBe(false);
+    expect(verdicts.find((v) => v.name === 'trailingData')?.openZeppelin).toBe(true);
   });
 });
 

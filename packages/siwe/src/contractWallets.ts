@@ -61,7 +61,8 @@ export const CONTRACT_WALLET_GAS_CAP = ETH_CALL_GAS_CAP;
 /** Multicall3's address on mainnet and most chains (ERC-8010 checks run through its aggregate3). */
 const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
-const ERC1271_MAGIC = '0x1626ba7e';
+/** ERC-1271's magic value as the ABI word a `returns (bytes4)` sends: `0x1626ba7e`, then 28 zero bytes. */
+const ERC1271_MAGIC_WORD = `0x1626ba7e${'0'.repeat(56)}`;
 const erc1271Abi = parseAbi(['function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)']);
 
 export type ContractWalletMethod = 'eip1271' | 'eip6492' | 'erc8010';
@@ -81,6 +82,21 @@ export function classifyCallError(error: unknown): CallFailure {
       (e instanceof RpcRequestError && e.code === 3),
   );
   return reverted ? { kind: 'revert' } : { kind: 'unasked', cause: error };
+}
+
+/**
+ * True when a wallet's answer to `isValidSignature` means "valid", read exactly as Solidity reads
+ * it: `abi.decode(answer, (bytes4)) == 0x1626ba7e`, which is what OpenZeppelin's
+ * `SignatureChecker` and the ERC-6492 validator do on chain. That is at least 32 bytes, whose first
+ * word is the magic value then 28 zero bytes; anything after the first word is ignored (the
+ * decoder reads one word). An answer shorter than a word, or with any non-zero byte after the
+ * four, is not "valid" (the decoder reverts). viem's own `verifyErc1271` reads answers more
+ * loosely (the first four bytes), so it is not the reference here.
+ */
+export function isErc1271Valid(answer: Hex): boolean {
+  return (
+    answer.length >= ERC1271_MAGIC_WORD.length && answer.slice(0, ERC1271_MAGIC_WORD.length).toLowerCase() === ERC1271_MAGIC_WORD
+  );
 }
 
 type Check = { client: PublicClient; address: Address; hash: Hex; chainId: number };
@@ -126,7 +142,7 @@ async function askWallet(check: Check, signature: Hex, method: ContractWalletMet
         : `signature was not made by ${address}: it is not that account's own signature, and ${address} is not a contract wallet on chain ${chainId} (no ERC-1271 answer)`,
     );
   }
-  if (answer.data.slice(0, 10).toLowerCase() === ERC1271_MAGIC && answer.data.length === 66) return method;
+  if (isErc1271Valid(answer.data)) return method;
   throw invalid(`signature was not made by ${address}: its contract wallet on chain ${chainId} answered that it is not valid`);
 }
 
@@ -231,7 +247,7 @@ async function askWithAuthorization(check: Check, signature: Hex): Promise<Contr
     throw unasked(chainId, cause, `did not answer through Multicall3 at ${multicall}`);
   }
   const last = results[results.length - 1];
-  if (last?.success && last.returnData.slice(0, 10).toLowerCase() === ERC1271_MAGIC) return 'erc8010';
+  if (last?.success && isErc1271Valid(last.returnData)) return 'erc8010';
   throw invalid(`signature was not made by ${address} (checked with its EIP-7702 authorization on chain ${chainId})`);
 }
 

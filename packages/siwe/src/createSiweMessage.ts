@@ -19,10 +19,17 @@ const timeText = (value: Time) =>
 /**
  * Formats an EIP-4361 message. Every field is checked with the same grammar the parser
  * uses, so what this returns always parses, and `createSiweMessage(parseSiweMessage(text))`
- * returns `text` unchanged.
+ * returns `text` unchanged — except that an empty statement, an empty request ID and an empty
+ * resource list are left out rather than written as an empty line, an empty `Request ID: ` or a
+ * bare `Resources:` (the grammar allows them, but a wallet shows them as blanks that say
+ * nothing, and other formatters leave them out). The parser still reads such a text.
  */
 export function createSiweMessage(parameters: CreateSiweMessageParameters): string {
-  const { scheme, domain, address, statement, uri, chainId, nonce, requestId, resources } = parameters;
+  const { scheme, domain, address, uri, chainId, nonce } = parameters;
+  // Empty optional parts are left out (see above): undefined from here on.
+  const statement = parameters.statement === '' ? undefined : parameters.statement;
+  const requestId = parameters.requestId === '' ? undefined : parameters.requestId;
+  const resources = Array.isArray(parameters.resources) && parameters.resources.length === 0 ? undefined : parameters.resources;
   const version = parameters.version ?? '1';
   const issuedAt = parameters.issuedAt === undefined ? undefined : timeText(parameters.issuedAt);
   const expirationTime = parameters.expirationTime === undefined ? undefined : timeText(parameters.expirationTime);

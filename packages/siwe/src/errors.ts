@@ -9,7 +9,7 @@ export const SIWE_ERROR_TYPES = [
   'UNABLE_TO_PARSE',
   /** The chain id is not a positive decimal integer (no leading zeros, at most 2^53 − 1). */
   'INVALID_CHAIN_ID',
-  /** The domain line is not an RFC 3986 authority. */
+  /** The domain line is not an RFC 3986 authority without userinfo (host[:port]). */
   'INVALID_DOMAIN',
   /** The domain is not the one expected (or not in the allow-list). */
   'DOMAIN_MISMATCH',

@@ -1,7 +1,17 @@
 /** The grammar of each field of a message, shared by the parser and the formatter. */
 import { type Address, checksumAddress } from 'viem';
 import { SiweError, type SiweField } from './errors.ts';
-import { ADDRESS_RE, AUTHORITY_RE, NONCE_RE, parseDateTime, REQUEST_ID_RE, SCHEME_RE, STATEMENT_RE, URI_RE } from './grammar.ts';
+import {
+  ADDRESS_RE,
+  AUTHORITY_RE,
+  AUTHORITY_WITH_USERINFO_RE,
+  NONCE_RE,
+  parseDateTime,
+  REQUEST_ID_RE,
+  SCHEME_RE,
+  STATEMENT_RE,
+  URI_RE,
+} from './grammar.ts';
 
 type FieldCheck = { field: SiweField; test(value: string): boolean; fail(value: string): SiweError };
 
@@ -30,7 +40,10 @@ export const FIELD_CHECKS = {
     'domain',
     (v) => AUTHORITY_RE.test(v),
     'INVALID_DOMAIN',
-    (v) => `domain ${quote(v)} is not an RFC 3986 authority`,
+    (v) =>
+      AUTHORITY_WITH_USERINFO_RE.test(v)
+        ? `domain ${quote(v)} carries userinfo (the part up to "@"): a sign-in domain is host[:port] alone`
+        : `domain ${quote(v)} is not an RFC 3986 authority`,
   ),
   address: check(
     'address',
@@ -46,7 +59,7 @@ export const FIELD_CHECKS = {
     (v) => STATEMENT_RE.test(v),
     'INVALID_STATEMENT',
     (v) =>
-      `statement ${quote(v)} has characters EIP-4361 does not allow (only URI reserved/unreserved characters and spaces, one line)`,
+      `statement ${quote(v)} has characters EIP-4361 does not allow (printable ASCII only, one line: no line break, tab, control or non-ASCII character)`,
   ),
   uri: check(
     'uri',

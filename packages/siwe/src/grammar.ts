@@ -49,16 +49,34 @@ const QUERY = `(?:${PCHAR}|[/?])*`;
 const SCHEME = '[A-Za-z][A-Za-z0-9+\\-.]*';
 
 export const SCHEME_RE = new RegExp(`^${SCHEME}$`);
-/** RFC 3986 authority with a non-empty host (a sign-in domain must name a host). */
-export const AUTHORITY_RE = new RegExp(`^(?:${USERINFO}@)?(?!:|$)${HOST}(?::${PORT})?$`);
+/**
+ * A sign-in domain: an RFC 3986 authority without userinfo, `host [":" port]`, with a non-empty
+ * host. EIP-4361 as published says "RFC 3986 authority", which allows `user@host`; the
+ * maintainers' draft erratum drops userinfo (a `domain` of `bank.example@evil.example` reads like
+ * the bank's and is another host), and this grammar has moved first. URIs keep their userinfo.
+ */
+export const AUTHORITY_RE = new RegExp(`^(?!:|$)${HOST}(?::${PORT})?$`);
+/** The same authority with its userinfo allowed, as EIP-4361 was published: only to say why a domain was refused. */
+export const AUTHORITY_WITH_USERINFO_RE = new RegExp(`^(?:${USERINFO}@)?(?!:|$)${HOST}(?::${PORT})?$`);
 export const URI_RE = new RegExp(`^${SCHEME}:${HIER_PART}(?:\\?${QUERY})?(?:#${QUERY})?$`);
 export const REQUEST_ID_RE = new RegExp(`^${PCHAR}*$`);
 
 /** True when `value` is an RFC 3986 URI, as EIP-4361's `uri` and `resources` must be. */
 export const isSiweUri = (value: string): boolean => URI_RE.test(value);
 
-/** EIP-4361 statement: reserved / unreserved / space; no line break. */
-export const STATEMENT_RE = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]*$/;
+/**
+ * A statement: any printable ASCII character (`%x20-7E`), so no line break, tab or control
+ * character, and nothing outside ASCII. That is the maintainers' draft erratum to EIP-4361, which
+ * asks parsers to move first: quotes, `%`, `<`, `>`, `{`, `}`, `|`, `\`, `^` and the backtick
+ * become valid.
+ */
+export const STATEMENT_RE = /^[\x20-\x7E]*$/;
+/**
+ * A statement as EIP-4361 was published (URI reserved / unreserved characters and the space):
+ * what every parser, moved or not, accepts. Whoever *writes* messages for verifiers it does not
+ * control (Signet's provider) keeps its statements to this set.
+ */
+export const PORTABLE_STATEMENT_RE = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]*$/;
 export const NONCE_RE = /^[A-Za-z0-9]{8,}$/;
 export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 /** Decimal chain id without leading zeros (stricter than the ABNF's 1*DIGIT: one spelling per id). */

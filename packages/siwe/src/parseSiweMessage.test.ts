@@ -57,7 +57,25 @@ function parseError(text: string): SiweError {
 
 describe('parseSiweMessage: spruceid/siwe vectors', () => {
   const positive = load<{ message: string; fields: Record<string, unknown> }>('parsing_positive.json');
+  // Where we knowingly differ: a domain with userinfo, which EIP-4361 as published allows and the
+  // maintainers' draft erratum drops (docs/conformance.md, "Sign-In with Ethereum").
+  const userinfoRefused = new Set([
+    'domain is RFC 3986 authority with userinfo',
+    'domain is RFC 3986 authority with userinfo and port',
+  ]);
   for (const [name, { message, fields }] of Object.entries(positive)) {
+    if (userinfoRefused.has(name)) {
+      it(`refuses "${name}": INVALID_DOMAIN (the draft erratum: no userinfo in a domain)`, () => {
+        expect(fields.domain).toMatch(/^test@/);
+        const error = parseError(message);
+        expect({ type: error.type, field: error.field, line: error.line }).toEqual({
+          type: 'INVALID_DOMAIN',
+          field: 'domain',
+          line: 1,
+        });
+      });
+      continue;
+    }
     it(`parses "${name}" and round-trips`, () => {
       const parsed = parseSiweMessage(message);
       for (const [key, value] of Object.entries(fields)) {
@@ -122,26 +140,38 @@ describe('parseSiweMessage: every field', () => {
     ['[2001:db8::1]:443', '[2001:db8::1]:443'],
     ['[::ffff:192.0.2.1]', '[::ffff:192.0.2.1]'],
     ['[v7.fe80::1]', '[v7.fe80::1]'],
-    ['user:pw@localhost:3000', 'user:pw@localhost:3000'],
     ['xn--bcher-kva.example', 'xn--bcher-kva.example'],
     ['192.168.0.1:80', '192.168.0.1:80'],
   ])('accepts the authority %s', (domain, expected) => {
     expect(parseSiweMessage(minimal(domain)).domain).toBe(expected);
   });
 
-  it('keeps an empty "Resources:" list and an empty request id', () => {
+  it('reads an empty "Resources:" list and an empty request id (the grammar allows them); formatting leaves them out', () => {
     const text = minimal('example.com', ['Request ID: ', 'Resources:']);
     const parsed = parseSiweMessage(text);
     expect(parsed.requestId).toBe('');
     expect(parsed.resources).toEqual([]);
-    expect(createSiweMessage(parsed)).toBe(text);
+    expect(createSiweMessage(parsed)).toBe(minimal());
   });
 
-  it('tells an empty statement from an absent one', () => {
+  it('tells an empty statement from an absent one; formatting leaves the empty one out', () => {
     const withEmpty = minimal().replace('\n\n\nURI:', '\n\n\n\nURI:');
     expect(parseSiweMessage(withEmpty).statement).toBe('');
     expect(parseSiweMessage(minimal())).not.toHaveProperty('statement');
-    expect(createSiweMessage(parseSiweMessage(withEmpty))).toBe(withEmpty);
+    expect(createSiweMessage(parseSiweMessage(withEmpty))).toBe(minimal());
+  });
+
+  it('a statement may hold any printable ASCII character (the draft erratum: %x20-7E), and round-trips', () => {
+    for (const statement of [
+      'say "hi" to 100% of <users> {now} | a\\b ^ `code`',
+      ' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~',
+      '"',
+      '`',
+    ]) {
+      const text = minimal().replace('\n\n\nURI:', () => `\n\n${statement}\n\nURI:`);
+      expect(parseSiweMessage(text).statement).toBe(statement);
+      expect(createSiweMessage(parseSiweMessage(text))).toBe(text);
+    }
   });
 
   it('reads a statement that itself starts with "URI: "', () => {
@@ -191,6 +221,34 @@ describe('parseSiweMessage: each malformation has its type, field and line', () 
     ],
     ['port only', replaceLine(FULL, 1, ':8080 wants you to sign in with your Ethereum account:'), 'INVALID_DOMAIN', 'domain', 1],
     [
+      'domain with userinfo',
+      replaceLine(FULL, 1, 'user@example.com wants you to sign in with your Ethereum account:'),
+      'INVALID_DOMAIN',
+      'domain',
+      1,
+    ],
+    [
+      'domain with userinfo and a password',
+      replaceLine(FULL, 1, 'user:pw@localhost:3000 wants you to sign in with your Ethereum account:'),
+      'INVALID_DOMAIN',
+      'domain',
+      1,
+    ],
+    [
+      'domain with userinfo after a scheme',
+      replaceLine(FULL, 1, 'https://bank.example@evil.example wants you to sign in with your Ethereum account:'),
+      'INVALID_DOMAIN',
+      'domain',
+      1,
+    ],
+    [
+      'domain with an empty userinfo',
+      replaceLine(FULL, 1, '@example.com wants you to sign in with your Ethereum account:'),
+      'INVALID_DOMAIN',
+      'domain',
+      1,
+    ],
+    [
       'malformed scheme',
       replaceLine(FULL, 1, '1http://example.com wants you to sign in with your Ethereum account:'),
       'UNABLE_TO_PARSE',
@@ -199,10 +257,14 @@ describe('parseSiweMessage: each malformation has its type, field and line', () 
     ],
     ['short address', replaceLine(FULL, 2, '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc'), 'INVALID_ADDRESS', 'address', 2],
     ['lower-case address', replaceLine(FULL, 2, ADDRESS.toLowerCase()), 'INVALID_ADDRESS', 'address', 2],
+    ['upper-case address', replaceLine(FULL, 2, `0x${ADDRESS.slice(2).toUpperCase()}`), 'INVALID_ADDRESS', 'address', 2],
     ['address without 0x', replaceLine(FULL, 2, ADDRESS.slice(2)), 'INVALID_ADDRESS', 'address', 2],
     ['missing blank line', replaceLine(FULL, 3, 'x'), 'UNABLE_TO_PARSE', 'statement', 3],
-    ['statement with a quote', replaceLine(FULL, 4, 'say "hi"'), 'INVALID_STATEMENT', 'statement', 4],
+    ['statement with a tab', replaceLine(FULL, 4, 'say\thi'), 'INVALID_STATEMENT', 'statement', 4],
+    ['statement with DEL', replaceLine(FULL, 4, 'say\x7Fhi'), 'INVALID_STATEMENT', 'statement', 4],
+    ['statement with a control character', replaceLine(FULL, 4, 'say\x1Bhi'), 'INVALID_STATEMENT', 'statement', 4],
     ['statement with non-ASCII', replaceLine(FULL, 4, 'Grüße'), 'INVALID_STATEMENT', 'statement', 4],
+    ['statement with a non-breaking space', replaceLine(FULL, 4, 'say\u00A0hi'), 'INVALID_STATEMENT', 'statement', 4],
     ['two-line statement', replaceLine(FULL, 5, 'second line'), 'UNABLE_TO_PARSE', 'statement', 5],
     ['URI with a space', replaceLine(FULL, 6, 'URI: https://exa mple.com'), 'INVALID_URI', 'uri', 6],
     ['relative URI', replaceLine(FULL, 6, 'URI: /login'), 'INVALID_URI', 'uri', 6],
@@ -269,5 +331,82 @@ describe('parseSiweMessage: hostile sizes', () => {
       expect(thrown).toMatchObject({ type: 'UNABLE_TO_PARSE', field: 'message' });
       expect((thrown as Error).message).toMatch(/longer than 10000 characters/);
     }
+  });
+});
+
+describe('the draft erratum to EIP-4361, and the choices around it (docs/conformance.md, "Sign-In with Ethereum")', () => {
+  const fields = {
+    domain: 'example.com',
+    address: ADDRESS,
+    uri: 'https://example.com',
+    chainId: 1,
+    nonce: '12345678',
+    issuedAt: '2024-01-01T00:00:00Z',
+  } as const;
+
+  it('a domain with userinfo is INVALID_DOMAIN, saying so, when parsing and when formatting', () => {
+    const error = parseError(minimal('user@example.com'));
+    expect(error.message).toBe(
+      'line 1: domain "user@example.com" carries userinfo (the part up to "@"): a sign-in domain is host[:port] alone',
+    );
+    expect(error.received).toBe('user@example.com');
+    expect(() => createSiweMessage({ ...fields, domain: 'bank.example@evil.example' })).toThrow(
+      expect.objectContaining({ type: 'INVALID_DOMAIN', field: 'domain' }),
+    );
+    // A URI keeps its userinfo: the erratum is about the domain line only.
+    expect(parseSiweMessage(minimal().replace('URI: https://example.com', 'URI: https://user@example.com')).uri).toBe(
+      'https://user@example.com',
+    );
+  });
+
+  it('createSiweMessage leaves out an empty statement, an empty request ID and an empty resource list', () => {
+    const bare = createSiweMessage(fields);
+    expect(bare).toBe(minimal());
+    expect(createSiweMessage({ ...fields, statement: '' })).toBe(bare);
+    expect(createSiweMessage({ ...fields, requestId: '' })).toBe(bare);
+    expect(createSiweMessage({ ...fields, resources: [] })).toBe(bare);
+    expect(createSiweMessage({ ...fields, statement: '', requestId: '', resources: [] })).toBe(bare);
+    expect(bare).not.toMatch(/\n\n\n\n|Request ID|Resources/);
+    // Not empty: written as before.
+    expect(createSiweMessage({ ...fields, statement: ' ', requestId: 'r', resources: ['https://a.example'] })).toBe(
+      minimal('example.com', ['Request ID: r', 'Resources:', '- https://a.example']).replace('\n\n\nURI:', '\n\n \n\nURI:'),
+    );
+  });
+
+  it('createSiweMessage writes a statement with any printable ASCII character, and refuses a line break or non-ASCII', () => {
+    const statement = 'Accept "Terms" <v2> {all} | 100% ^ `now` \\ done';
+    expect(parseSiweMessage(createSiweMessage({ ...fields, statement })).statement).toBe(statement);
+    for (const bad of ['one\ntwo', 'tab\there', 'café']) {
+      expect(() => createSiweMessage({ ...fields, statement: bad })).toThrow(
+        expect.objectContaining({ type: 'INVALID_STATEMENT' }),
+      );
+    }
+  });
+
+  it('all-lower-case and all-upper-case addresses are refused (EIP-55 is required by EIP-4361; spruceid warns instead)', () => {
+    const vector = load<string>('parsing_negative.json')['address not EIP-55'] as string;
+    const line = vector.split('\n')[1] as string;
+    expect(line).toBe(line.toLowerCase()); // the vector's address is all lower case
+    const error = parseError(vector);
+    expect({ type: error.type, line: error.line }).toEqual({ type: 'INVALID_ADDRESS', line: 2 });
+    expect(error.message).toBe(
+      `line 2: address ${line} is not EIP-55 checksummed (expected 0xe5A12547fe4E872D192E3eCecb76F2Ce1aeA4946)`,
+    );
+    const upper = `0x${ADDRESS.slice(2).toUpperCase()}` as `0x${string}`;
+    expect(parseError(minimal().replace(ADDRESS, upper)).type).toBe('INVALID_ADDRESS');
+    expect(() => createSiweMessage({ ...fields, address: upper })).toThrow(expect.objectContaining({ type: 'INVALID_ADDRESS' }));
+    expect(() => createSiweMessage({ ...fields, address: ADDRESS.toLowerCase() as `0x${string}` })).toThrow(
+      expect.objectContaining({ type: 'INVALID_ADDRESS' }),
+    );
+  });
+
+  it('the message-length bound is Signet’s own: 10,000 characters, and its documentation does not call it the spec’s', async () => {
+    const { MAX_SIWE_MESSAGE_LENGTH } = await import('./constants.ts');
+    expect(MAX_SIWE_MESSAGE_LENGTH).toBe(10_000);
+    const { readFile } = await import('node:fs/promises');
+    const source = await readFile(join(import.meta.dirname, 'constants.ts'), 'utf8');
+    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    for (const text of [source, readme]) expect(text).not.toMatch(/spec'?s recommendation/i);
+    expect(source).toMatch(/EIP-4361 names no maximum length/);
   });
 });

@@ -1,5 +1,14 @@
 /** The grammar of each field of a SIWS message, shared by the parser and the formatter. */
-import { AUTHORITY_RE, NONCE_RE, parseDateTime, quote, REQUEST_ID_RE, STATEMENT_RE, URI_RE } from '@signet/siwe/caip122';
+import {
+  AUTHORITY_RE,
+  AUTHORITY_WITH_USERINFO_RE,
+  NONCE_RE,
+  parseDateTime,
+  quote,
+  REQUEST_ID_RE,
+  STATEMENT_RE,
+  URI_RE,
+} from '@signet/siwe/caip122';
 import { isFieldLine } from './constants.ts';
 import { SiwsError, type SiwsErrorType, type SiwsField } from './errors.ts';
 import { decodeSolanaAddress } from './isSolanaAddress.ts';
@@ -23,7 +32,9 @@ const FIELD_CHECKS = {
         ? undefined
         : v.includes('://')
           ? `domain ${quote(v)} has a scheme: a SIWS domain is an RFC 3986 authority (host[:port])`
-          : `domain ${quote(v)} is not an RFC 3986 authority`,
+          : AUTHORITY_WITH_USERINFO_RE.test(v)
+            ? `domain ${quote(v)} carries userinfo (the part up to "@"): a sign-in domain is host[:port] alone`
+            : `domain ${quote(v)} is not an RFC 3986 authority`,
   },
   address: {
     type: 'INVALID_ADDRESS',
@@ -38,7 +49,7 @@ const FIELD_CHECKS = {
     problem: (v) => {
       if (v === '') return 'the statement is empty (leave it out instead)';
       if (!STATEMENT_RE.test(v)) {
-        return `statement ${quote(v)} has characters SIWS does not allow (only URI reserved/unreserved characters and spaces, one line)`;
+        return `statement ${quote(v)} has characters SIWS does not allow (printable ASCII only, one line: no line break, tab, control or non-ASCII character)`;
       }
       if (isFieldLine(v)) return `statement ${quote(v)} begins like a field line, so the message would read as that field`;
       return undefined;

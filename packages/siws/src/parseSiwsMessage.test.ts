@@ -103,6 +103,10 @@ describe('parseSiwsMessage: positive vectors', () => {
       `[2001:db8::1]:8080 wants you to sign in with your Solana account:\n${ADDRESS}`,
       { domain: '[2001:db8::1]:8080', address: ADDRESS },
     ],
+    'a statement of any printable ASCII (the shared grammar follows the draft erratum to EIP-4361)': [
+      `${PREAMBLE}\n${ADDRESS}\n\nSay "hi" to 100% of <users> {now} | a\\b ^ \`code\``,
+      { domain: 'example.com', address: ADDRESS, statement: 'Say "hi" to 100% of <users> {now} | a\\b ^ `code`' },
+    ],
     'a statement that only looks like a field ("URI:" without its space)': [
       `${PREAMBLE}\n${ADDRESS}\n\nURI:https://example.com`,
       { domain: 'example.com', address: ADDRESS, statement: 'URI:https://example.com' },
@@ -142,6 +146,18 @@ describe('parseSiwsMessage: negative vectors', () => {
       'domain',
       1,
     ],
+    'a domain with userinfo (the shared grammar follows the draft erratum to EIP-4361)': [
+      withLine(0, 'user@example.com wants you to sign in with your Solana account:'),
+      'INVALID_DOMAIN',
+      'domain',
+      1,
+    ],
+    'a domain with userinfo and a password': [
+      withLine(0, 'bank.example:pw@evil.example:443 wants you to sign in with your Solana account:'),
+      'INVALID_DOMAIN',
+      'domain',
+      1,
+    ],
     'a domain with a space': [
       withLine(0, 'exa mple.com wants you to sign in with your Solana account:'),
       'INVALID_DOMAIN',
@@ -176,7 +192,8 @@ describe('parseSiwsMessage: negative vectors', () => {
       4,
     ],
     'a statement on two lines': [withLine(3, 'line one\nline two'), 'UNABLE_TO_PARSE', 'statement', 5],
-    'a statement with a character outside URI characters (")': [withLine(3, 'say "hi"'), 'INVALID_STATEMENT', 'statement', 4],
+    'a statement with DEL': [withLine(3, 'say\x7Fhi'), 'INVALID_STATEMENT', 'statement', 4],
+    'a statement with a control character': [withLine(3, 'say\x1Bhi'), 'INVALID_STATEMENT', 'statement', 4],
     'a statement with non-ASCII': [withLine(3, 'café'), 'INVALID_STATEMENT', 'statement', 4],
     'a statement with a tab': [withLine(3, 'a\tb'), 'INVALID_STATEMENT', 'statement', 4],
     'no empty line after the statement': [withLine(4, undefined), 'UNABLE_TO_PARSE', 'statement', 5],

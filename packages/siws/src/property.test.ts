@@ -24,7 +24,8 @@ import { parseSiwsMessage } from './parseSiwsMessage.ts';
 import type { SiwsMessage } from './types.ts';
 import { ed25519Verify, verifySiwsSignature } from './verifySiwsSignature.ts';
 
-const STATEMENT_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;= ";
+/** Every printable ASCII character (%x20-7E): what a statement may hold (the shared grammar, after the draft erratum to EIP-4361). */
+const STATEMENT_CHARS = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).join('');
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const PCHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@";
 const fromChars = (chars: string, minLength: number, maxLength: number) =>

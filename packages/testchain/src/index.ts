@@ -44,7 +44,14 @@ export {
 export { dnsDecode, type EnsGateway, type GatewayRecord, startEnsGateway } from './gateway.ts';
 export { DEV_KEYS, type RecordedRequest, type RunningNode, startNode } from './node.ts';
 export { type RpcCall, type RpcProxy, type RpcProxyOptions, startRpcProxy } from './proxy.ts';
-export { encodeSafeSignatures, type RealWallets, realWallets, type SafeSignaturePart } from './wallets.ts';
+export {
+  ERC1271_ANSWER_SHAPES,
+  type Erc1271AnswerShape,
+  encodeSafeSignatures,
+  type RealWallets,
+  realWallets,
+  type SafeSignaturePart,
+} from './wallets.ts';
 
 /** Multicall3's address on mainnet and most chains (and on this one). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';

@@ -9,7 +9,9 @@
  *    ECDSA account whose ERC-1271 check is ERC-7739, and the EIP-7702 flavour of it as the code an
  *    EOA delegates to.
  *  - An ERC-6492 verifier contract (what zkSync Era and Abstract have deployed), hostile contracts
- *    that burn all their gas, and a wallet that accepts signatures of any length.
+ *    that burn all their gas, a wallet that accepts signatures of any length, wallets whose
+ *    ERC-1271 answer has an odd shape, and OpenZeppelin's `SignatureChecker` as the reference for
+ *    reading those answers.
  *
  * Signatures are made the way each wallet's own software makes them (Safe: owners' EIP-712
  * `SafeMessage` signatures sorted by owner; OpenZeppelin: ERC-7739's nested `PersonalSign`).
@@ -55,6 +57,37 @@ const FACTORY_ABI = parseAbi([
 const HANDLER_ABI = parseAbi(['function encodeMessageDataForSafe(address safe, bytes message) view returns (bytes)']);
 const SIGN_MESSAGE_LIB_ABI = parseAbi(['function signMessage(bytes data)']);
 const APPROVED_ABI = parseAbi(['function approve(bytes32 hash, bytes signature)']);
+const REFERENCE_ABI = parseAbi([
+  'function openZeppelin(address signer, bytes32 hash, bytes signature) view returns (bool)',
+  'function abiDecode(address signer, bytes32 hash, bytes signature) view returns (bool)',
+]);
+
+/** The ERC-1271 magic value as a whole ABI word: `0x1626ba7e` then 28 zero bytes. */
+const MAGIC_WORD: Hex = pad('0x1626ba7e', { dir: 'right' });
+
+/**
+ * Shapes of an ERC-1271 answer (the raw bytes `isValidSignature` returns): `word`, then 0xff
+ * bytes, cut to `length` bytes. `valid` is what Solidity's `abi.decode(answer, (bytes4)) ==
+ * 0x1626ba7e` (and OpenZeppelin's `SignatureChecker`) says of it.
+ */
+export const ERC1271_ANSWER_SHAPES = {
+  /** The magic value then 28 zero bytes: what a wallet's `returns (bytes4)` sends. */
+  clean: { word: MAGIC_WORD, length: 32, valid: true },
+  /** The magic value, but non-zero bytes after it in the word: the decoder refuses it. */
+  dirtyWord: { word: `0x1626ba7e${'00'.repeat(27)}01`, length: 32, valid: false },
+  /** The magic value with 0xdeadbeef… after it in the word: the decoder refuses it. */
+  dirtyWordHigh: { word: `0x1626ba7e${'deadbeef'.repeat(7)}`, length: 32, valid: false },
+  /** The clean word, then 32 more bytes: the decoder reads the first word and ignores the rest. */
+  trailingData: { word: MAGIC_WORD, length: 64, valid: true },
+  /** The clean word, then 5 more bytes (not a whole word): still read as the first word. */
+  trailingOddBytes: { word: MAGIC_WORD, length: 37, valid: true },
+  /** Only the four bytes of the magic value: shorter than a word, the decoder refuses it. */
+  bareSelector: { word: MAGIC_WORD, length: 4, valid: false },
+  /** The magic value and 27 zero bytes (31 bytes): shorter than a word, refused. */
+  shortWord: { word: MAGIC_WORD, length: 31, valid: false },
+} as const satisfies Record<string, Erc1271AnswerShape>;
+
+export type Erc1271AnswerShape = { word: Hex; length: number; valid: boolean };
 
 /** One owner's part of a Safe signature: an EOA's 65 bytes, or a contract owner's ERC-1271 signature. */
 export type SafeSignaturePart = { owner: Address; signature: Hex; contract?: boolean };
@@ -138,6 +171,24 @@ export type RealWallets = {
   }>;
   /** Deploys the ERC-6492 verifier; with `at`, also places its code there (a chain's known address). */
   deployVerifier(at?: Address): Promise<Address>;
+  /**
+   * A wallet that answers its owner's own signature (65-byte ECDSA over the hash, as
+   * `owner.signMessage` makes) with an answer of this shape, and anything else with 0xffffffff.
+   */
+  shapedAnswerWallet(owner: Address, shape: Erc1271AnswerShape): Promise<Address>;
+  /**
+   * ERC-8010: `eoa`'s own signature of `message`, with an EIP-7702 authorization (not on chain)
+   * to a ShapedAnswerWallet: the delegated account answers its own signature in this shape.
+   */
+  signWithShapedAuthorization(eoa: PrivateKeyAccount, message: string, shape: Erc1271AnswerShape): Promise<Hex>;
+  /** OpenZeppelin's `SignatureChecker` and Solidity's `abi.decode`, asked on chain about a wallet's answer. */
+  signatureCheckerReference(): Promise<{
+    address: Address;
+    /** `SignatureChecker.isValidERC1271SignatureNow(signer, hash, signature)`. */
+    openZeppelin(signer: Address, hash: Hex, signature: Hex): Promise<boolean>;
+    /** `abi.decode(answer, (bytes4)) == 0x1626ba7e`, a revert or a refused decode being false. */
+    abiDecode(signer: Address, hash: Hex, signature: Hex): Promise<boolean>;
+  }>;
 };
 
 const cache = new WeakMap<Testchain, Promise<RealWallets>>();
@@ -218,6 +269,17 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
       primaryType: 'PersonalSign',
       message: { prefixed: toPrefixedMessage(message) },
     });
+
+  const shapedImplementations = new Map<string, Promise<Address>>();
+  const shapedImplementation = (shape: Erc1271AnswerShape) => {
+    const key = `${shape.word}:${shape.length}`;
+    let implementation = shapedImplementations.get(key);
+    if (!implementation) {
+      implementation = deploy(artifact('ShapedAnswerWallet'), [zeroAddress, shape.word, BigInt(shape.length)]);
+      shapedImplementations.set(key, implementation);
+    }
+    return implementation;
+  };
 
   const safe: RealWallets['safe'] = {
     singleton,
@@ -347,6 +409,20 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
           await confirm(await ownerClient.sendTransaction({ to: address, data, chain: null }));
         },
       };
+    },
+    shapedAnswerWallet: (owner, shape) => deploy(artifact('ShapedAnswerWallet'), [owner, shape.word, BigInt(shape.length)]),
+    async signWithShapedAuthorization(eoa, message, shape) {
+      // One implementation per shape, shared by every EOA (the signer is the delegating account itself).
+      const implementation = await shapedImplementation(shape);
+      const nonce = await publicClient.getTransactionCount({ address: eoa.address });
+      const authorization = await eoa.signAuthorization({ address: implementation, chainId: chain.chainId, nonce });
+      return serializeErc8010Signature({ authorization, signature: await eoa.signMessage({ message }) });
+    },
+    async signatureCheckerReference() {
+      const address = await deploy(artifact('SignatureCheckerReference'));
+      const ask = (functionName: 'openZeppelin' | 'abiDecode') => (signer: Address, hash: Hex, signature: Hex) =>
+        publicClient.readContract({ address, abi: REFERENCE_ABI, functionName, args: [signer, hash, signature] });
+      return { address, openZeppelin: ask('openZeppelin'), abiDecode: ask('abiDecode') };
     },
     async deployVerifier(at) {
       const deployed = await deploy(artifact('SignatureVerifier'));

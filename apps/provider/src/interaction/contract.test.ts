@@ -1,8 +1,10 @@
 import { parseSiweMessage, validateSiweMessage, verifySiwe } from '@signet/siwe';
+import { PORTABLE_STATEMENT_RE, STATEMENT_RE } from '@signet/siwe/caip122';
+import fc from 'fast-check';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { expectationsFor, messageFromDetails, messageParameters } from './contract.ts';
-import type { InteractionDetails } from './details.ts';
+import { type InteractionDetails, statementFor } from './details.ts';
 
 const started = Date.parse('2026-11-22T10:00:00Z');
 const details: InteractionDetails = {
@@ -50,6 +52,42 @@ describe('the interaction contract, written once', () => {
     const parsed = parseSiweMessage(messageFromDetails(other, { address, now: started + 1000 }));
     expect(() => validateSiweMessage(parsed, expectationsFor(details, { now: started + 1000, clockSkewMs: 0 }))).toThrow(
       expect.objectContaining({ type: expect.stringMatching(/NONCE_MISMATCH|RESOURCE_MISMATCH/) }),
+    );
+  });
+
+  it('the statements the provider writes stay in EIP-4361’s published set (reserved / unreserved / space), whatever the client name, so verifiers that have not moved to the draft erratum read them', () => {
+    // The characters the erratum makes valid, and the published grammar refuses.
+    const widened = '"%<>{}|\\^`';
+    for (const char of widened) {
+      expect([STATEMENT_RE.test(char), PORTABLE_STATEMENT_RE.test(char)], char).toEqual([true, false]);
+    }
+    expect(statementFor({ domain: 'id.example.com' }, 'Say "hi" <b>{x}|y\\z^` 100%')).toBe(
+      'Sign in to Say hi bxyz 100 with id.example.com.',
+    );
+    const address = privateKeyToAccount(generatePrivateKey()).address;
+    const template = fc.option(
+      // SIWE_STATEMENT as the configuration accepts it: EIP-4361's published characters plus the placeholders.
+      fc.string({ unit: fc.constantFrom(...'Sign in to with .:/?#[]@!$&()*+,;=-_~', '{client}', '{host}'), maxLength: 12 }),
+      { nil: undefined },
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 80 }),
+          fc.string({ unit: fc.constantFrom(...widened, 'a', ' ', 'é', '\n'), maxLength: 40 }),
+        ),
+        template,
+        fc.constantFrom('id.example.com', 'localhost:3000', '[::1]:8443'),
+        (clientName, configured, domain) => {
+          const statement = statementFor({ statement: configured, domain }, clientName);
+          expect(statement).toMatch(PORTABLE_STATEMENT_RE);
+          const message = messageFromDetails({ ...details, domain, statement }, { address, now: started });
+          const parsed = parseSiweMessage(message);
+          expect(parsed.statement ?? '').toBe(statement);
+          if (parsed.statement !== undefined) expect(parsed.statement).toMatch(PORTABLE_STATEMENT_RE);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });
