@@ -5,7 +5,7 @@
  * dpop_bound_access_tokens), `/request` inside the authorization rate limit, and its body bounded
  * before anything is stored. Resource indicators, also on by default in oidc-provider, are off.
  */
-import { pkceAuthorization, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
+import { pkceAuthorization, request, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -89,13 +89,14 @@ describe.each([
   it('require_pushed_authorization_requests: that client’s plain authorization requests are refused', async () => {
     const client = await register({ require_pushed_authorization_requests: true });
     const { verifier, state, params } = await parameters();
-    const { callbackUrl } = await walletSignIn({
+    const { callbackUrl, jar } = await walletSignIn({
       authorizationUrl: await oidc.buildAuthorizationUrlWithPAR(client, { ...params, state }),
       signer: wallet(),
     });
     await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier, expectedState: state });
+    // From the browser that signed in (the error is redirected there; elsewhere it is a page).
     const { url } = await pkceAuthorization(client, { state: 'plain' });
-    const refused = await fetch(url, { redirect: 'manual' });
+    const refused = await request(jar, url);
     expect(refused.status).toBe(303);
     const target = new URL(refused.headers.get('location') as string);
     expect(target.searchParams.get('error')).toBe('invalid_request');
