@@ -3,10 +3,13 @@
  * `schema_migrations` records which ran. The provider migrates at start (several replicas
  * starting at once migrate once), and `signet storage migrate` does it as a separate step.
  *
- * Concurrency: all pending migrations run in one transaction that first takes a
- * transaction-level advisory lock (pg_try_advisory_xact_lock, polled until `lockTimeoutMs`):
- * a second process waits, then finds nothing left to do. The lock ends with the transaction, so a
- * process killed mid-migration leaves no lock behind. A process that finds the schema already at
+ * Concurrency: a session advisory lock (pg_try_advisory_lock, polled until `lockTimeoutMs`) is
+ * taken first, then all pending migrations run in one transaction begun after it (so it sees what
+ * a process that migrated meanwhile committed): a second process waits, then finds nothing left to
+ * do. A process killed mid-migration loses its session, and with it the lock and the transaction.
+ * The lock needs the same server session from lock to unlock: a direct connection, or PgBouncer
+ * in session mode (in transaction mode the unlock may reach another session, and the lock stays
+ * held there: the next migration then waits and refuses in words). A process that finds the schema already at
  * the latest version takes no lock and changes nothing, so the provider needs no DDL right (and
  * no lock) once an operator migrated beforehand.
  */
@@ -123,45 +126,48 @@ export async function migrate(
     );
   }
   if (current === LATEST_VERSION) return { from: current, to: current, applied: [] };
-  await client.query('BEGIN');
-  try {
-    const deadline = Date.now() + lockTimeoutMs;
-    for (;;) {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
-        migrationLockName(schema),
-      ]);
-      if (rows[0]?.locked) break;
-      if (Date.now() >= deadline) {
-        throw new MigrationLockTimeout(
-          `could not take the advisory lock "${migrationLockName(schema)}" (pg_try_advisory_xact_lock(hashtext('${migrationLockName(schema)}'))) within ${lockTimeoutMs} ms: another process is migrating this schema, or holds that lock. Migrations need a direct connection to PostgreSQL (or PgBouncer in session mode): a transaction-pooling PgBouncer cannot keep a session's lock; run \`signet storage migrate\` against the database itself`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    // Another process may have migrated while this one waited for the lock.
-    const from = await schemaVersion(client, schema);
-    const applied: string[] = [];
-    if (from < LATEST_VERSION) {
-      const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
-      // CREATE SCHEMA needs the CREATE right on the database even with IF NOT EXISTS: only when absent.
-      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${q(schema)}`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${q(schema)}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+  const lock = migrationLockName(schema);
+  const deadline = Date.now() + lockTimeoutMs;
+  while (
+    !(await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [lock])).rows[0]?.locked
+  ) {
+    if (Date.now() >= deadline) {
+      throw new MigrationLockTimeout(
+        `could not take the advisory lock "${lock}" (pg_advisory_lock(hashtext('${lock}'))) within ${lockTimeoutMs} ms: another process is migrating this schema, or holds that lock. Migrations need a direct connection to PostgreSQL (or PgBouncer in session mode): a transaction-pooling PgBouncer cannot keep a session's lock; run \`signet storage migrate\` against the database itself`,
       );
-      for (let version = from + 1; version <= LATEST_VERSION; version++) {
-        const migration = MIGRATIONS[version - 1] as (typeof MIGRATIONS)[number];
-        await client.query(migration.sql(schema));
-        await client.query(`INSERT INTO ${q(schema)}.schema_migrations (version, name) VALUES ($1, $2)`, [
-          version,
-          migration.name,
-        ]);
-        applied.push(`${version}: ${migration.name}`);
-      }
     }
-    await client.query('COMMIT');
-    return { from, to: LATEST_VERSION, applied };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  try {
+    // A transaction begun after the lock was taken sees what the process before committed.
+    await client.query('BEGIN');
+    try {
+      const from = await schemaVersion(client, schema);
+      const applied: string[] = [];
+      if (from < LATEST_VERSION) {
+        const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+        // CREATE SCHEMA needs the CREATE right on the database even with IF NOT EXISTS: only when absent.
+        if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${q(schema)}`);
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS ${q(schema)}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+        );
+        for (let version = from + 1; version <= LATEST_VERSION; version++) {
+          const migration = MIGRATIONS[version - 1] as (typeof MIGRATIONS)[number];
+          await client.query(migration.sql(schema));
+          await client.query(`INSERT INTO ${q(schema)}.schema_migrations (version, name) VALUES ($1, $2)`, [
+            version,
+            migration.name,
+          ]);
+          applied.push(`${version}: ${migration.name}`);
+        }
+      }
+      await client.query('COMMIT');
+      return { from, to: LATEST_VERSION, applied };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]).catch(() => {});
   }
 }

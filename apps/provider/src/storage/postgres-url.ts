@@ -84,7 +84,8 @@ export function parsePostgresUrl(raw: string): PostgresTarget {
   let url: URL;
   try {
     // WHATWG URL reads only "special" schemes' hosts loosely; read it as http to get host and port.
-    url = new URL(raw.replace(/^postgres(ql)?:/, 'http:'));
+    // An empty authority (postgres:///db?host=/socket/dir) gets a placeholder, read as no host.
+    url = new URL(raw.replace(/^postgres(ql)?:\/\/(?=\/)/, 'http://none.invalid').replace(/^postgres(ql)?:/, 'http:'));
   } catch {
     throw new PostgresUrlError('is not a valid postgres:// URL (postgres://user:password@host:5432/database)');
   }
@@ -95,7 +96,8 @@ export function parsePostgresUrl(raw: string): PostgresTarget {
     }
   }
   const param = (key: string) => params.get(key) ?? undefined;
-  const host = param('host') ?? (url.hostname === '' ? '127.0.0.1' : url.hostname.replace(/^\[(.*)\]$/, '$1'));
+  const given = url.hostname === 'none.invalid' ? '' : url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const host = param('host') ?? (given === '' ? 'localhost' : given);
   const portText = param('port') ?? (url.port === '' ? '5432' : url.port);
   const port = Number(portText);
   if (!/^\d{1,5}$/.test(portText) || port < 1 || port > 65535) throw new PostgresUrlError(`has a bad port (${portText})`);
@@ -159,5 +161,6 @@ export function tlsOptions(target: PostgresTarget, mode: 'require' | 'verify-ca'
   const base = { ...(ca === undefined ? {} : { ca }), ...(client.cert ? client : {}) };
   if (effective === 'require') return { ...base, rejectUnauthorized: false };
   if (effective === 'verify-ca') return { ...base, rejectUnauthorized: true, checkServerIdentity: () => undefined };
-  return { ...base, rejectUnauthorized: true, ...(target.host.startsWith('/') ? {} : { servername: target.host }) };
+  // verify-full: Node checks the name against the host pg connects to (pg sets SNI for names, not addresses).
+  return { ...base, rejectUnauthorized: true };
 }

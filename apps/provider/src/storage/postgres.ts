@@ -33,6 +33,8 @@ export type PostgresStoreOptions = {
    * free pooled connection, and connecting, are bounded by it too.
    */
   statementTimeoutMs?: number;
+  /** Bound on the wait for a free pooled connection and on connecting, ms (default: statementTimeoutMs). */
+  connectionTimeoutMs?: number;
   /** Run pending migrations at start (default true); false: only check the schema is current. */
   migrate?: boolean;
   /** How long to wait for another process's migration lock (ms, default 30 s). */
@@ -50,6 +52,8 @@ export type PostgresStore = Store & {
   sweep(): Promise<number>;
   /** Statements sent so far, by name (also with onStatement). */
   readonly statements: Map<string, number>;
+  /** Round trips so far: the ReadyForQuery answers on pooled connections once connected (set-up not counted). */
+  roundTrips(): number;
 };
 
 /** SQLSTATE classes and codes that mean the database cannot serve now, not that the request is wrong. */
@@ -132,7 +136,7 @@ export async function createPostgresStore(
   const base: pg.ClientConfig = {
     statement_timeout: statementTimeoutMs,
     query_timeout: statementTimeoutMs + 1000,
-    connectionTimeoutMillis: statementTimeoutMs,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? statementTimeoutMs,
     keepAlive: true,
     ...(target.connectTimeoutSeconds ? { connectionTimeoutMillis: target.connectTimeoutSeconds * 1000 } : {}),
   };
@@ -148,7 +152,11 @@ export async function createPostgresStore(
   const direct = new pg.Client(config);
   direct.on('error', () => {});
   try {
-    await direct.connect();
+    try {
+      await direct.connect();
+    } catch (error) {
+      throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where} does not answer (${(error as Error).message})`);
+    }
     const { rows } = await direct.query<{ recovery: boolean; readonly: string }>(
       "SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS readonly",
     );
@@ -177,10 +185,17 @@ export async function createPostgresStore(
     await direct.end().catch(() => {});
   }
 
+  let roundTrips = 0;
   const newPool = () => {
     const created = new pg.Pool({ ...config, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
     // An idle connection the server closed (a restart, a failover): the pool drops it; nothing to do here.
     created.on('error', () => {});
+    // Each ReadyForQuery ends one exchange with the server: a round trip (measured, not assumed).
+    created.on('connect', (client) => {
+      (client as unknown as { connection: import('node:events').EventEmitter }).connection.on('readyForQuery', () => {
+        roundTrips += 1;
+      });
+    });
     return created;
   };
   let pool = newPool();
@@ -310,6 +325,7 @@ export async function createPostgresStore(
     kind: 'postgres',
     schema: target.schema,
     statements,
+    roundTrips: () => roundTrips,
     sweep,
     async get(key) {
       const { rows } = await run<{ value: string }>('get', SQL.get, [key]);
