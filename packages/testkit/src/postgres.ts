@@ -124,10 +124,12 @@ export async function startPostgresCluster(
     },
   );
   if (init.status !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
+  // Trust on the whole loopback range: a TLS test reaches the same server as 127.0.0.2, a name its certificate lacks.
+  writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.0/8 trust\nhost all all ::1/128 trust\n');
   const port = await freePort();
   let caFile: string | undefined;
   const settings: Record<string, string> = {
-    listen_addresses: '127.0.0.1',
+    listen_addresses: options.tls ? '127.0.0.1,127.0.0.2' : '127.0.0.1',
     port: String(port),
     unix_socket_directories: root,
     fsync: 'off',
