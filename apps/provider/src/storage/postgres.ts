@@ -20,7 +20,7 @@
  */
 import { SettingsError } from '@signet/settings';
 import pg from 'pg';
-import { migrate } from './postgres-schema.ts';
+import { LATEST_VERSION, MigrationLockTimeout, type MigrationResult, migrate, schemaVersion } from './postgres-schema.ts';
 import { describePostgres, type PostgresTarget, parsePostgresUrl, tlsOptions } from './postgres-url.ts';
 import { StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 
@@ -113,6 +113,40 @@ async function connectionConfig(target: PostgresTarget, base: pg.ClientConfig): 
   throw firstError;
 }
 
+/**
+ * `signet storage migrate`: brings the schema to this build's version over a direct connection
+ * (as the provider does at start), and says what it did.
+ */
+export async function migratePostgresSchema(
+  url: string | PostgresTarget,
+  options: { lockTimeoutMs?: number; statementTimeoutMs?: number } = {},
+): Promise<MigrationResult & { where: string; schema: string }> {
+  const target = typeof url === 'string' ? parsePostgresUrl(url) : url;
+  const where = describePostgres(target);
+  const timeout = options.statementTimeoutMs ?? 60_000;
+  let config: pg.ClientConfig;
+  try {
+    config = await connectionConfig(target, { statement_timeout: timeout, connectionTimeoutMillis: 10_000 });
+  } catch (error) {
+    throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where} does not answer (${(error as Error).message})`);
+  }
+  const client = new pg.Client(config);
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where} does not answer (${(error as Error).message})`);
+  }
+  try {
+    return { ...(await migrate(client, target.schema, { lockTimeoutMs: options.lockTimeoutMs })), where, schema: target.schema };
+  } catch (error) {
+    if (error instanceof MigrationLockTimeout) throw new SettingsError(`STORAGE_URL: ${error.message}`);
+    throw error;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /** The first key after every key starting with `prefix` (code point order, the C collation's), or undefined. */
 export function prefixEnd(prefix: string): string | undefined {
   const points = [...prefix];
@@ -166,7 +200,6 @@ export async function createPostgresStore(
       );
     }
     if (options.migrate === false) {
-      const { schemaVersion, LATEST_VERSION } = await import('./postgres-schema.ts');
       const version = await schemaVersion(direct, target.schema);
       if (version !== LATEST_VERSION) {
         throw new SettingsError(
@@ -178,7 +211,6 @@ export async function createPostgresStore(
     }
   } catch (error) {
     if (error instanceof SettingsError) throw error;
-    const { MigrationLockTimeout } = await import('./postgres-schema.ts');
     if (error instanceof MigrationLockTimeout) throw new SettingsError(`STORAGE_URL: ${error.message}`);
     throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where}: ${(error as Error).message}`);
   } finally {
