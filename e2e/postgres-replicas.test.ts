@@ -51,12 +51,6 @@ function deployment(issuerPort: number, storage: string) {
   };
 }
 
-const on = (replica: Replica, url: URL | string) => {
-  const target = new URL(url);
-  target.port = String(replica.port);
-  return target;
-};
-
 /** A public client allowed refresh tokens. */
 async function registerClient(replica: Replica) {
   const response = await fetch(`${replica.url}/reg`, {
