@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -98,5 +98,6 @@ describe('PostgreSQL URLs', () => {
     expect(() => tlsOptions({ ...target, sslRootCert: join(dir, 'missing.pem') }, 'verify-full')).toThrow(
       /cannot read sslrootcert .*missing\.pem \(ENOENT\)/,
     );
+    rmSync(dir, { recursive: true, force: true });
   });
 });
