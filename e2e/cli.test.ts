@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { postgresSchema, sql } from '@signet/testkit/postgres';
 import { describe, expect, it } from 'vitest';
 
 const SIGNET = join(import.meta.dirname, '..', 'node_modules', '.bin', 'signet');
@@ -37,6 +38,9 @@ describe('signet (the operator CLI)', () => {
       [['keys', '--help'], /keys rotate +make a new signing key/],
       [['keys', 'list', '--help'], /usage: signet keys list/],
       [['keys', 'rotate', '-h'], /usage: signet keys rotate/],
+      [['storage', '--help'], /storage copy +copy clients and keys/],
+      [['storage', 'migrate', '--help'], /usage: signet storage migrate/],
+      [['storage', 'copy', '--help'], /usage: signet storage copy --from <url> --to <url>/],
     ];
     for (const [args, expected] of cases) {
       const { status, stdout, stderr } = signet(args, env);
@@ -56,6 +60,8 @@ describe('signet (the operator CLI)', () => {
       ['nope'],
       ['clients', 'remove'],
       ['clients', 'prune', '--days', 'many'],
+      ['storage', 'copy', '--from', 'sqlite:/tmp/a.db'],
+      ['storage', 'migrate', '--lock-timeout-ms', 'soon'],
     ]) {
       const { status, stderr } = signet(args, { STORAGE_URL: `sqlite:${tempDb()}` });
       expect({ args, status }).toEqual({ args, status: 64 });
@@ -225,5 +231,59 @@ describe('signet (the operator CLI)', () => {
     const left = JSON.parse(signet(['clients', 'list', '--json'], env).stdout).map((c: { client_id: string }) => c.client_id);
     expect(left.sort()).toEqual(['operator-rp', 'signed-in']);
     expect(signet(['clients', 'prune', '--days', '30'], env).stdout).toMatch(/no dynamically registered client has gone unused/);
+  });
+
+  it('works against PostgreSQL: storage migrate, clients and keys round-trip, storage copy to SQLite; never shows the password', async () => {
+    const schema = postgresSchema();
+    const env = { STORAGE_URL: schema.url };
+    try {
+      expect(signet(['storage', 'migrate'], env)).toMatchObject({
+        status: 0,
+        stdout: expect.stringMatching(
+          new RegExp(`^schema ${schema.schema} at postgres://127\\.0\\.0\\.1:5432/test: version 0 → 1\n  applied 1: `),
+        ),
+      });
+      expect(JSON.parse(signet(['storage', 'migrate', '--json'], env).stdout)).toMatchObject({ from: 1, to: 1, applied: [] });
+      expect(signet(['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--id', 'pg-rp', '--secret'], env).status).toBe(
+        0,
+      );
+      expect(JSON.parse(signet(['clients', 'list', '--json'], env).stdout)).toEqual([
+        expect.objectContaining({ client_id: 'pg-rp', source: 'storage', auth: 'client_secret_basic' }),
+      ]);
+      const rotated = JSON.parse(signet(['keys', 'rotate', '--json'], env).stdout);
+      expect(signet(['keys', 'list'], env).stdout).toMatch(new RegExp(`^${rotated.signing} +RS256 +\\S+ +signing`, 'm'));
+      // The rows are PostgreSQL's: another session reads them.
+      const rows = await sql(schema.url, `SELECT key FROM "${schema.schema}".kv ORDER BY key`);
+      expect(rows.map((row) => row.key)).toEqual(expect.arrayContaining(['keys:signing', 'oidc:Client:pg-rp']));
+
+      const db = tempDb();
+      const copy = signet(['storage', 'copy', '--from', schema.url, '--to', `sqlite:${db}`], env);
+      expect(copy.status, copy.stderr).toBe(0);
+      expect(copy.stdout).toMatch(/^PART +COPIED +UNCHANGED +OVERWRITTEN$/m);
+      expect(copy.stdout).toMatch(/^keys +1 +0 +0$/m);
+      expect(JSON.parse(signet(['clients', 'list', '--json'], { STORAGE_URL: `sqlite:${db}` }).stdout)[0].client_id).toBe(
+        'pg-rp',
+      );
+      // A key the target holds with another value: refused (64) unless --force.
+      expect(signet(['keys', 'rotate'], { STORAGE_URL: `sqlite:${db}` }).status).toBe(0);
+      expect(signet(['storage', 'copy', '--from', schema.url, '--to', `sqlite:${db}`], env)).toMatchObject({
+        status: 64,
+        stderr: expect.stringMatching(/keys:signing.*--force overwrites them/),
+      });
+      expect(signet(['storage', 'copy', '--from', schema.url, '--to', `sqlite:${db}`, '--force'], env).status).toBe(0);
+
+      expect(signet(['clients', 'remove', 'pg-rp'], env).status).toBe(0);
+      expect(signet(['clients', 'list'], env).stdout).toBe('no clients\n');
+      // Storage that cannot be reached: words naming STORAGE_URL and host:port/database, not the password.
+      const away = signet(['clients', 'list'], { STORAGE_URL: 'postgres://signet:hunter2@127.0.0.1:1/signet?sslmode=disable' });
+      expect(away.status).toBe(78);
+      expect(away.stderr).toMatch(/STORAGE_URL: PostgreSQL at postgres:\/\/127\.0\.0\.1:1\/signet does not answer/);
+      expect(away.stderr).not.toContain('hunter2');
+      expect(signet(['storage', 'migrate'], { STORAGE_URL: `sqlite:${tempDb()}` }).stdout).toBe(
+        'sqlite storage needs no migration step\n',
+      );
+    } finally {
+      await schema.drop();
+    }
   });
 });

@@ -9,6 +9,9 @@
  *    their own on free ports): installed with apt;
  *  - Debian's Chromium at CHROMIUM_PATH (default /usr/bin/chromium): installed with apt (root only);
  *  - the openssl command (two tests make a throw-away https certificate): installed with apt;
+ *  - a PostgreSQL server answering at POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test):
+ *    Debian's cluster started with pg_ctlcluster if it is installed, installed from Debian first
+ *    if not (root only); the fault tests also start throw-away clusters with its initdb;
  *  - the Debian relying parties some recipe tests run (oidc-agent, Go with go-oidc, Ruby with
  *    omniauth_openid_connect; scripts/debian-parts.mjs): installed with apt.
  *
@@ -16,7 +19,7 @@
  * It never lets tests be skipped.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { DEBIAN_PARTS, hasPart } from './debian-parts.mjs';
 
@@ -92,6 +95,56 @@ async function ensureRedis() {
   fail(`redis-server was started but does not answer on ${redisHost}:${redisPort}`);
 }
 
+const postgresUrl = new URL(process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+const postgresHost = postgresUrl.hostname || '127.0.0.1';
+const postgresPort = Number(postgresUrl.port || 5432);
+const postgresDatabase = decodeURIComponent(postgresUrl.pathname.slice(1)) || 'test';
+
+/** True when a PostgreSQL server answers an SSLRequest on host:port (it says 'S' or 'N'). */
+function postgresAnswers(host, port) {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write(Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f])));
+    socket.once('data', (data) => done(data[0] === 0x53 || data[0] === 0x4e));
+  });
+}
+
+async function ensurePostgres() {
+  const clusters = () => (existsSync('/etc/postgresql') ? readdirSync('/etc/postgresql') : []);
+  const start = `pg_ctlcluster --skip-systemctl-redirect ${clusters()[0] ?? '<version>'} main start`;
+  if (!existsSync('/usr/lib/postgresql') || clusters().length === 0) {
+    aptInstall(['postgresql'], 'a PostgreSQL server for the PostgreSQL storage tests');
+  }
+  if (!(await postgresAnswers(postgresHost, postgresPort))) {
+    const local = ['127.0.0.1', 'localhost', '::1'].includes(postgresHost);
+    if (!local) fail(`a PostgreSQL server at ${postgresHost}:${postgresPort} (POSTGRES_URL), and none answers there`);
+    if (!isRoot) fail(`a PostgreSQL server on ${postgresHost}:${postgresPort}. Start it with:\n    sudo ${start}`);
+    const version = clusters()[0];
+    console.log(`prerequisites: starting PostgreSQL ${version} (${start})`);
+    const started = spawnSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start'], { stdio: 'inherit' });
+    for (let i = 0; i < 100 && !(await postgresAnswers(postgresHost, postgresPort)); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    if (!(await postgresAnswers(postgresHost, postgresPort)))
+      fail(`PostgreSQL on ${postgresHost}:${postgresPort} (${start} exited ${started.status}); run it by hand and retry`);
+  }
+  // The tests' database, and trust for the postgres user over TCP, as POSTGRES_URL's default expects.
+  if (isRoot && ['127.0.0.1', 'localhost', '::1'].includes(postgresHost)) {
+    const psql = (args) =>
+      spawnSync('su', ['postgres', '-c', `psql -p ${postgresPort} -Atq ${args}`], { encoding: 'utf8', cwd: '/' });
+    const exists = psql(`-c "SELECT 1 FROM pg_database WHERE datname = '${postgresDatabase.replace(/'/g, "''")}'"`);
+    if (exists.status === 0 && exists.stdout.trim() !== '1') {
+      console.log(`prerequisites: creating the PostgreSQL database ${postgresDatabase}`);
+      psql(`-c 'CREATE DATABASE "${postgresDatabase.replace(/"/g, '""')}"'`);
+    }
+  }
+}
+
 function ensureChromium() {
   if (existsSync(chromium)) return;
   if (process.env.CHROMIUM_PATH) fail(`Chromium at CHROMIUM_PATH=${chromium}, which does not exist`);
@@ -126,7 +179,10 @@ function ensureRedisTools() {
 
 await ensureRedis();
 ensureRedisTools();
+await ensurePostgres();
 ensureChromium();
 ensureOpenssl();
 ensureDebianParts();
-console.log(`prerequisites: redis at ${redisHost}:${redisPort}, chromium at ${chromium}`);
+console.log(
+  `prerequisites: redis at ${redisHost}:${redisPort}, postgres at ${postgresHost}:${postgresPort}, chromium at ${chromium}`,
+);

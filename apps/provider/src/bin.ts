@@ -5,6 +5,7 @@
  *   signet provider            start the provider (settings from the environment)
  *   signet clients …           manage registered clients
  *   signet keys …              list or rotate signing keys
+ *   signet storage …           migrate the PostgreSQL schema, copy between storages
  *   signet --help | --version  answer without loading anything else
  */
 import { readFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ commands:
   provider        start the OpenID Connect provider (settings from the environment; see README)
   clients …       add, list or remove registered clients   (signet clients --help)
   keys …          list or rotate the signing keys          (signet keys --help)
+  storage …       migrate the PostgreSQL schema, copy between storages (signet storage --help)
 
 options:
   --help          this text (also: signet <command> --help)

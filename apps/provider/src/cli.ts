@@ -17,6 +17,7 @@ import { listSigningKeys, RETIRED_KEY_RETENTION_MS, rotateSigningKeys } from './
 import { createLogger } from './logger.ts';
 import { type AuditLog, clientSummary, createAuditLog } from './observability/audit.ts';
 import { PROFILES } from './profiles.ts';
+import { storageCommands } from './storage/commands.ts';
 import type { Store } from './storage/index.ts';
 
 type Out = (line: string) => void;
@@ -27,11 +28,13 @@ const storage = () => import('./storage/index.ts');
 
 const JSON_OPTION = { json: { type: 'boolean', default: false } } as const;
 
-type Command = {
+export type Command = {
   usage: string;
   summary: string;
   /** Reads only: on a SQLite file that does not exist yet, answers without creating it. */
   readOnly?: boolean;
+  /** Opens the storages it needs itself (storage/commands.ts): none is opened for it. */
+  ownStorage?: boolean;
   options: NonNullable<Parameters<typeof parseArgs>[0]>['options'];
   positionals?: boolean;
   /** Checks the command line before settings or storage are touched. */
@@ -39,7 +42,7 @@ type Command = {
   run(context: CommandContext): Promise<void>;
 };
 
-type CommandContext = {
+export type CommandContext = {
   config: Config;
   /** Audit events of changes made from the command line (AUDIT_LOG), actor "cli". */
   audit: AuditLog;
@@ -420,9 +423,17 @@ everything it signed to expire. Running providers switch to the new key within 3
   },
 };
 
+Object.assign(
+  COMMANDS,
+  storageCommands({
+    usageError: (message, usage) => new UsageError(message, usage),
+    configFor: (storageUrl) => loadConfig({ ...process.env, LOG_LEVEL: 'warn', STORAGE_URL: storageUrl }),
+  }),
+);
+
 const usageOf = (name: string) => COMMANDS[name]?.usage;
 
-const GROUPS = ['clients', 'keys'] as const;
+const GROUPS = ['clients', 'keys', 'storage'] as const;
 
 function groupUsage(group: string): string {
   const lines = Object.entries(COMMANDS)
@@ -431,7 +442,7 @@ function groupUsage(group: string): string {
   return `usage: signet ${group} <command> [options]\n\n${lines.join('\n')}\n\nsignet ${group} <command> --help describes one. Settings come from the environment, as for the server (STORAGE_URL, …).`;
 }
 
-export const USAGE = `usage: signet clients|keys <command> [options]\n\n${Object.entries(COMMANDS)
+export const USAGE = `usage: signet clients|keys|storage <command> [options]\n\n${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(16)} ${c.summary}`)
   .join('\n')}\n\nsignet <group> <command> --help describes one. Settings come from the environment (STORAGE_URL, …).`;
 
@@ -472,6 +483,11 @@ export async function runCli(
   }
   command.check?.(parsed.values, parsed.positionals);
   const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+  if (command.ownStorage) {
+    const audit = createAuditLog('off');
+    await command.run({ config, audit, store: undefined, values: parsed.values, positionals: parsed.positionals, out });
+    return 0;
+  }
   if (config.storage.kind === 'memory')
     throw new UsageError('the CLI needs the storage a provider uses: set STORAGE_URL to sqlite:<path> or redis://…');
   const absent = config.storage.kind === 'sqlite' && !existsSync(config.storage.path);

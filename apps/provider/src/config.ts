@@ -26,6 +26,7 @@ import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws/message';
 import { z } from 'zod';
 import { type LogFormat, resolveLogFormat } from './logger.ts';
 import type { AuditDestination } from './observability/audit.ts';
+import { type PostgresTarget, PostgresUrlError, parsePostgresUrl } from './storage/postgres-url.ts';
 import { parseRedisUrl, type RedisTarget, RedisUrlError } from './storage/redis-url.ts';
 
 export type Profile = 'self-hosted' | 'hosted';
@@ -84,13 +85,27 @@ const schema = {
         return z.NEVER;
       }
     }
+    if (/^postgres(ql)?:\/\//.test(raw)) {
+      try {
+        return { kind: 'postgres' as const, url: raw, postgres: parsePostgresUrl(raw) };
+      } catch (error) {
+        if (!(error instanceof PostgresUrlError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+        return z.NEVER;
+      }
+    }
     ctx.addIssue({
       code: 'custom',
-      message: 'must be sqlite:<path>, redis://…, rediss://…, redis+sentinel://…, redis+cluster://… or memory:',
+      message:
+        'must be sqlite:<path>, redis://…, rediss://…, redis+sentinel://…, redis+cluster://…, postgres://… (postgresql://…) or memory:',
     });
     return z.NEVER;
   }),
   STORAGE_PREFIX: optionalText.transform((v) => v ?? 'signet:'),
+  // PostgreSQL: connections each process keeps open (its pool), and the bound on each statement
+  // (the server's statement_timeout; waiting for a free connection is bounded by it too).
+  STORAGE_POOL_SIZE: int(1, 1000, 10),
+  STORAGE_STATEMENT_TIMEOUT_MS: int(100, 600_000, 5000),
   ENS_RPC_URL: httpUrl(),
   ENS_UNIVERSAL_RESOLVER: optionalText.transform((value, ctx) => {
     if (value === undefined) return undefined;
@@ -211,8 +226,16 @@ export type Config = {
   origin: string;
   profile: Profile;
   /** Redis: `url` as given (it may hold a password: never log it) and the shape it names. */
-  storage: { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'redis'; url: string; redis: RedisTarget };
+  storage:
+    | { kind: 'memory' }
+    | { kind: 'sqlite'; path: string }
+    | { kind: 'redis'; url: string; redis: RedisTarget }
+    | { kind: 'postgres'; url: string; postgres: PostgresTarget };
   storagePrefix: string;
+  /** PostgreSQL: connections in each process's pool (STORAGE_POOL_SIZE). */
+  storagePoolSize: number;
+  /** PostgreSQL: bound on each statement and on the wait for a pooled connection, ms (STORAGE_STATEMENT_TIMEOUT_MS). */
+  storageStatementTimeoutMs: number;
   /** Start (with a warning) on a Redis whose maxmemory-policy may evict keys: a shared cache the operator accepts. */
   storageAllowEviction: boolean;
   rpcUrls: Record<number, string>;
@@ -347,6 +370,8 @@ export function loadConfig(env: Env = process.env): Config {
     profile: s.PROFILE,
     storage: s.STORAGE_URL,
     storagePrefix: s.STORAGE_PREFIX,
+    storagePoolSize: s.STORAGE_POOL_SIZE,
+    storageStatementTimeoutMs: s.STORAGE_STATEMENT_TIMEOUT_MS,
     storageAllowEviction: s.STORAGE_ALLOW_EVICTION,
     rpcUrls,
     signatureVerifiers: readSignatureVerifiers(env, rpcUrls),

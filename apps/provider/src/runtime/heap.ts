@@ -56,9 +56,9 @@ export function boundHeapGrowth(
  * 4 rounds of 1,200): peak 172–173 MB against 183–189 MB with 16, idle 117 against 126–128 MB,
  * CPU per sign-in 1.007–1.013× against 1.000–1.067× (no cost above the noise); with Node's
  * default, 269 MB. Memory storage keeps Node's default: its heap holds every record (8 MB cost it
- * 1.03×).
+ * 1.03×). PostgreSQL: as Redis (its requests' objects live across round trips too; not measured apart).
  */
-export const SEMI_SPACE_MB = { sqlite: 8, redis: 16 } as const;
+export const SEMI_SPACE_MB = { sqlite: 8, redis: 16, postgres: 16 } as const;
 
 /** What `boundYoungGeneration` reads of the process (a parameter so tests can give another). */
 export type NodeProcess = {

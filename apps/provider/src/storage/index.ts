@@ -4,15 +4,15 @@ import type { Store } from './store.ts';
 
 export { createOidcAdapter, listModelIds } from './adapter.ts';
 export { checkEvictionPolicy } from './eviction.ts';
-export { StorageUnavailableError, type Store, type Write } from './store.ts';
+export { StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 export { createMemoryStore };
 
 /**
- * The one factory: STORAGE_URL decides. The SQLite and Redis stores are imported only when
+ * The one factory: STORAGE_URL decides. The SQLite, Redis and PostgreSQL stores are imported only when
  * picked, so a process does not load (and hold in memory) the client of a storage it does not use.
  */
 export async function createStore(
-  config: Pick<Config, 'storage' | 'storagePrefix'>,
+  config: Pick<Config, 'storage' | 'storagePrefix'> & Partial<Pick<Config, 'storagePoolSize' | 'storageStatementTimeoutMs'>>,
   options: {
     warn?: (message: string) => void;
     /**
@@ -31,6 +31,12 @@ export async function createStore(
       return (await import('./redis.ts')).createRedisStore(config.storage.redis, {
         prefix: config.storagePrefix,
         ...(options.cacheClients ? { cachedPrefixes: ['oidc:Client:'], onCacheChange: options.cacheClients } : {}),
+      });
+    case 'postgres':
+      // Connects, checks the server takes writes and migrates the schema before it answers.
+      return (await import('./postgres.ts')).createPostgresStore(config.storage.postgres, {
+        poolSize: config.storagePoolSize,
+        statementTimeoutMs: config.storageStatementTimeoutMs,
       });
   }
 }

@@ -86,6 +86,20 @@ export function createMemoryStore(
     async keys(prefix) {
       return [...values.keys(), ...sets.keys()].filter((k) => k.startsWith(prefix) && (live(values, k) || live(sets, k)));
     },
+    async entries(prefix) {
+      const t = now();
+      const left = (expiresAt?: number) => (expiresAt === undefined ? {} : { ttlMs: expiresAt - t });
+      return [
+        ...[...values.keys()].flatMap((key) => {
+          const entry = key.startsWith(prefix) ? live(values, key) : undefined;
+          return entry ? [{ key, value: entry.value, ...left(entry.expiresAt) }] : [];
+        }),
+        ...[...sets.keys()].flatMap((key) => {
+          const entry = key.startsWith(prefix) ? live(sets, key) : undefined;
+          return entry ? [{ key, members: [...entry.members], ...left(entry.expiresAt) }] : [];
+        }),
+      ];
+    },
     async ping() {},
     async close() {
       clearInterval(timer);

@@ -1,7 +1,7 @@
 import { type ChainableCommander, Cluster, Redis, type RedisOptions } from 'ioredis';
 import { type TrackedReads, trackReads } from './redis-tracking.ts';
 import { parseRedisUrl, type RedisTarget } from './redis-url.ts';
-import { StorageUnavailableError, type Store, type Write } from './store.ts';
+import { StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 
 export type RedisStoreOptions = {
   /** Prepended to every key, so several deployments can share one Redis (default "signet:"). */
@@ -193,7 +193,7 @@ export function createRedisStore(
     }
   };
 
-  return {
+  const store: Store & { client: Redis | Cluster; trackedReads?: TrackedReads; maxmemoryPolicies(): Promise<string[]> } = {
     kind: 'redis',
     client,
     get: (key) => {
@@ -279,6 +279,31 @@ export function createRedisStore(
     members: (key) => guard(() => client.smembers(p(key))),
     increment: (key, ttl, by = 1) =>
       guard(async () => Number(await scripts.signetIncrement(p(key), by, Math.max(1, Math.round(ttl * 1000))))),
+    entries: (keyPrefix) =>
+      guard(async () => {
+        const keys = await store.keys(keyPrefix);
+        const entries: StoredEntry[] = [];
+        // Each key: its type, then its value or members and its time left (PTTL: -1 none, -2 gone).
+        for (let i = 0; i < keys.length; i += 200) {
+          const chunk = keys.slice(i, i + 200);
+          const types = await Promise.all(chunk.map((key) => client.type(p(key))));
+          const read = await Promise.all(
+            chunk.map(async (key, j) => {
+              const [content, ttl] = await Promise.all([
+                types[j] === 'set' ? client.smembers(p(key)) : types[j] === 'string' ? client.get(p(key)) : null,
+                client.pttl(p(key)),
+              ]);
+              return { key, content, ttl };
+            }),
+          );
+          for (const { key, content, ttl } of read) {
+            if (content === null || ttl === -2) continue;
+            const left = ttl >= 0 ? { ttlMs: ttl } : {};
+            entries.push(Array.isArray(content) ? { key, members: content, ...left } : { key, value: content, ...left });
+          }
+        }
+        return entries;
+      }),
     keys: (keyPrefix) =>
       guard(async () => {
         const found = new Set<string>();
@@ -312,4 +337,5 @@ export function createRedisStore(
       client.disconnect();
     },
   };
+  return store;
 }

@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { recentValues } from './recent-values.ts';
 import { loadDatabase } from './sqlite-driver.ts';
-import { StorageUnavailableError, type Store, type Write } from './store.ts';
+import { StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 
 /**
  * The database holds the private signing key, cookie keys and the pairwise salt: only this
@@ -130,6 +130,12 @@ export function createSqliteStore(
       `SELECT key FROM kv WHERE key >= @prefix AND key < @end AND ${alive} UNION SELECT DISTINCT key FROM sets WHERE key >= @prefix AND key < @end AND ${alive}`,
     ),
     getCounter: db.prepare(`SELECT value, expires_at FROM kv WHERE key = @key AND ${alive}`),
+    entryValues: db.prepare(
+      `SELECT key, value, expires_at FROM kv WHERE key >= @prefix AND key < @end AND ${alive} ORDER BY key`,
+    ),
+    entrySets: db.prepare(
+      `SELECT key, member, expires_at FROM sets WHERE key >= @prefix AND key < @end AND ${alive} ORDER BY key`,
+    ),
     sweepKv: db.prepare(SWEEP.kv),
     sweepSets: db.prepare(SWEEP.sets),
   };
@@ -347,6 +353,26 @@ export function createSqliteStore(
     // Range scan: every key that starts with prefix sorts in [prefix, prefix + U+FFFF).
     keys: (prefix) =>
       guard(() => (q.keys.all({ prefix, end: `${prefix}\uffff`, now: now() }) as { key: string }[]).map((r) => r.key)),
+    entries: (prefix) =>
+      guard(() => {
+        const t = now();
+        const range = { prefix, end: `${prefix}\uffff`, now: t };
+        const left = (expiresAt: number | null) => (expiresAt === null ? {} : { ttlMs: expiresAt - t });
+        const entries: StoredEntry[] = (
+          q.entryValues.all(range) as { key: string; value: string; expires_at: number | null }[]
+        ).map((row) => ({ key: row.key, value: row.value, ...left(row.expires_at) }));
+        const sets = new Map<string, { members: string[]; expiresAt: number | null }>();
+        for (const row of q.entrySets.all(range) as { key: string; member: string; expires_at: number | null }[]) {
+          const set = sets.get(row.key) ?? { members: [], expiresAt: row.expires_at };
+          set.members.push(row.member);
+          // Members share their set's expiry (addMember extends them all); the latest one counts.
+          if (set.expiresAt !== null && (row.expires_at === null || row.expires_at > set.expiresAt))
+            set.expiresAt = row.expires_at;
+          sets.set(row.key, set);
+        }
+        for (const [key, set] of sets) entries.push({ key, members: set.members, ...left(set.expiresAt) });
+        return entries;
+      }),
     ping: () =>
       guard(() => {
         db.prepare('SELECT 1').get();

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { postgresSchema, type TestSchema } from '@signet/testkit/postgres';
 import { startRedisCluster } from '@signet/testkit/redis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOidcAdapter } from './adapter.ts';
 import { createMemoryStore } from './memory.ts';
+import { createPostgresStore } from './postgres.ts';
 import { createRedisStore } from './redis.ts';
 import { createSqliteStore } from './sqlite.ts';
 import { loadDatabase } from './sqlite-driver.ts';
@@ -16,25 +18,34 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const dir = mkdtempSync(join(tmpdir(), 'signet-store-'));
 // A three-primary Redis Cluster of this file's own: keys of one test land on different nodes.
 const cluster = await startRedisCluster(3);
+// PostgreSQL: a schema of each store's own on the shared server, all dropped at the end.
+const schemas: TestSchema[] = [];
+const postgresStore = () => {
+  const schema = postgresSchema();
+  schemas.push(schema);
+  return createPostgresStore(schema.url);
+};
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await cluster.stop();
+  await Promise.all(schemas.map((schema) => schema.drop()));
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// One suite, four real stores: the same cases must give the same results.
-const factories: [string, () => Store][] = [
+// One suite, five real stores: the same cases must give the same results.
+const factories: [string, () => Store | Promise<Store>][] = [
   ['memory', () => createMemoryStore()],
   ['sqlite', () => createSqliteStore(join(dir, `${randomUUID()}.db`))],
   ['redis', () => createRedisStore(REDIS_URL, { prefix: `signet-test:${randomUUID()}:` })],
   ['redis cluster', () => createRedisStore(cluster.url, { prefix: `signet-test:${randomUUID()}:` })],
+  ['postgres', postgresStore],
 ];
 
 describe.each(factories)('%s store', (_kind, factory) => {
   let store: Store;
   beforeEach(async () => {
-    store = factory();
+    store = await factory();
     await store.ping();
     return () => store.close();
   });
@@ -233,17 +244,18 @@ describe.each(factories)('%s store', (_kind, factory) => {
   });
 });
 
-// A write the storage refuses inside a batch: SQLite refuses a NULL value (NOT NULL), Redis a
-// command on a key of another type (WRONGTYPE). The memory store has no refusal to make.
+// A write the storage refuses inside a batch: SQLite and PostgreSQL refuse a NULL value (NOT NULL),
+// Redis a command on a key of another type (WRONGTYPE). The memory store has no refusal to make.
 describe.each([
   ['sqlite', factories[1]?.[1], { op: 'set', key: 'bad', value: null as unknown as string }, [undefined, undefined]],
+  ['postgres', postgresStore, { op: 'set', key: 'bad', value: null as unknown as string }, [undefined, undefined]],
   ['redis', factories[2]?.[1], { op: 'addToSet', key: 'plain', member: 'x', ttlSeconds: 60 }, ['1', '2']],
   ['redis cluster', factories[3]?.[1], { op: 'addToSet', key: 'plain', member: 'x', ttlSeconds: 60 }, ['1', '2']],
-] as [string, () => Store, Write, (string | undefined)[]][])(
+] as [string, () => Store | Promise<Store>, Write, (string | undefined)[]][])(
   '%s store: a batch with a refused write',
   (_kind, factory, refused, kept) => {
-    it('fails, and keeps what its kind of storage keeps of the rest (SQLite: nothing, one transaction; Redis: the other commands)', async () => {
-      const store = factory();
+    it('fails, and keeps what its kind of storage keeps of the rest (SQLite, PostgreSQL: nothing, one transaction; Redis: the other commands)', async () => {
+      const store = await factory();
       try {
         await store.set('plain', 'text');
         await expect(

@@ -1,12 +1,13 @@
 /**
  * The storage every provider state goes through: a small key-value interface with
- * expiry, sets (for the grant index) and two atomic operations. Three implementations:
- * memory (tests), SQLite (the embedded default) and Redis (shared by replicas).
+ * expiry, sets (for the grant index) and two atomic operations. Four implementations:
+ * memory (tests), SQLite (the embedded default), Redis and PostgreSQL (shared by replicas).
  * Keys are given without the deployment prefix: Redis adds STORAGE_PREFIX (several deployments
- * may share one Redis); an SQLite file and a memory store belong to one deployment and add none.
+ * may share one Redis); an SQLite file and a memory store belong to one deployment and add none,
+ * and so does PostgreSQL, whose deployments are kept apart by their schema (`?schema=`).
  */
 export interface Store {
-  readonly kind: 'memory' | 'sqlite' | 'redis';
+  readonly kind: 'memory' | 'sqlite' | 'redis' | 'postgres';
   get(key: string): Promise<string | undefined>;
   /** Several values in one round trip, in order. */
   getMany(keys: string[]): Promise<(string | undefined)[]>;
@@ -29,12 +30,23 @@ export interface Store {
   batch(writes: readonly Write[]): Promise<void>;
   /** Keys starting with `prefix` (for listings: clients, keys), without the store prefix. */
   keys(prefix: string): Promise<string[]>;
+  /**
+   * Every live record whose key starts with `prefix`, with the time it has left: what
+   * `signet storage copy` reads (storage/copy.ts). Held in memory: for copies, not for requests.
+   */
+  entries?(prefix: string): Promise<StoredEntry[]>;
   /** Redis only: each data server's maxmemory-policy; rejects where the server refuses CONFIG GET. */
   maxmemoryPolicies?(): Promise<string[]>;
   /** Resolves when the storage answers; rejects otherwise (health checks). */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A live record as read by Store.entries: a value or a set, and its milliseconds left (absent: no expiry). */
+export type StoredEntry = { key: string; ttlMs?: number } & (
+  | { value: string; members?: never }
+  | { members: string[]; value?: never }
+);
 
 /** A write a unit of work holds until its request ends (Store.batch). */
 export type Write =
