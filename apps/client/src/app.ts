@@ -20,16 +20,9 @@ import * as oidc from 'openid-client';
 import type { ClientConfig } from './config.ts';
 import { LOGO_SVG, renderHome, renderLogoutConfirmation, STYLES } from './page.ts';
 import { createRegistrar, type RegistrationOptions } from './registration.ts';
+import type { SessionData, SessionUser } from './session.ts';
 
-export type SessionUser = { sub: string; preferredUsername: string; picture?: string; siweMessage?: string };
-
-type SessionData = {
-  pending?: { state: string; codeVerifier: string; nonce: string; startedAt: number };
-  user?: SessionUser;
-  idToken?: string;
-  /** The token this session's sign-out form carries (logout is a POST that must present it). */
-  csrf?: string;
-};
+export type { SessionUser } from './session.ts';
 
 const SESSION_COOKIE = 'signet_rp';
 /** A sign-in left pending longer than this is abandoned. */

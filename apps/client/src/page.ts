@@ -1,6 +1,6 @@
 /** The reference client's one page: a sign-in button, or who is signed in. No script. */
 import { html } from 'hono/html';
-import type { SessionUser } from './app.ts';
+import type { SessionUser } from './session.ts';
 
 export const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64"><rect width="64" height="64" rx="14" fill="#3b4cca"/><path d="M32 10 18 33l14 8 14-8z" fill="#fff" opacity=".9"/><path d="m18 36 14 18 14-18-14 8z" fill="#fff" opacity=".7"/></svg>`;
 

@@ -7,15 +7,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { buildClientApp, type ClientConfig, loadClientConfig } from '@signet/client';
 import { runCli } from '@signet/provider/cli';
-import {
-  CookieJar,
-  followToClient,
-  request,
-  startInteraction,
-  startTestProvider,
-  type TestProvider,
-  walletSignIn,
-} from '@signet/testkit';
+import { CookieJar, request, startInteraction, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -8,46 +8,54 @@ import { redactUrls, SettingsError } from '@signet/settings';
 import { createChainRegistry } from '@signet/siwe';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
-import { accessLog } from './access-log.ts';
 import { startClientHousekeeping } from './clients/housekeeping.ts';
 import { clientLifecycle } from './clients/lifecycle.ts';
+import { logoRoutes } from './clients/logos.ts';
 import { assertMetadataBounds } from './clients/metadata.ts';
-import { withAuthMethodDefault } from './clients.ts';
+import { withAuthMethodDefault } from './clients/rules.ts';
 import type { Config } from './config.ts';
-import { interactionRoutes } from './interaction/routes.ts';
-import { ensureCookieKeys, ensurePairwiseSalt, ensureSigningKeys, keySetVersion, listSigningKeys, providerJwks } from './keys.ts';
-import { legalRoutes } from './legal.ts';
-import { createRateLimits, foldPath, routeOf } from './limits.ts';
-import { createLogger, type Logger } from './logger.ts';
-import { logoRoutes } from './logos.ts';
-import { createMetrics, type Metrics } from './metrics.ts';
-import { clientManagementPath } from './middleware/client-management.ts';
-import { discoveryValues } from './middleware/discovery.ts';
-import { errorBoundary } from './middleware/error-boundary.ts';
-import { introspectionSubject } from './middleware/introspection-subject.ts';
-import { postAsGet } from './middleware/post-as-get.ts';
-import { rateLimitedRoutes } from './middleware/rate-limits.ts';
-import { pushedRequestSize } from './middleware/request-size.ts';
-import { tokenRequests } from './middleware/token-requests.ts';
-import { unitOfWork } from './middleware/unit-of-work.ts';
+import { PROFILES, profileFor } from './deployment/profiles.ts';
+import { errorBoundary } from './http/error-boundary.ts';
+import { legalRoutes } from './http/legal.ts';
+import { pinIssuerOrigin } from './http/origin.ts';
+import { postAsGet } from './http/post-as-get.ts';
+import { rateLimitedRoutes } from './http/rate-limited-routes.ts';
+import { createRateLimits } from './http/rate-limits.ts';
+import { pushedRequestSize } from './http/request-size.ts';
+import { foldPath, routeOf } from './http/route-key.ts';
+import { createSecurity, WALLETCONNECT_SOURCES } from './http/security.ts';
+import { serveStatic, webAssets } from './http/static.ts';
+import { accessLog } from './observability/access-log.ts';
 import { auditProviderEvents, createAuditLog } from './observability/audit.ts';
+import { createLogger, type Logger } from './observability/logger.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { operationsRoutes } from './observability/operations.ts';
 import { NO_TRACING, startTracing } from './observability/tracing.ts';
-import { createProvider } from './oidc.ts';
+import { clientManagementPath } from './oidc/client-management.ts';
+import { discoveryValues } from './oidc/discovery.ts';
+import {
+  ensureCookieKeys,
+  ensurePairwiseSalt,
+  ensureSigningKeys,
+  keySetVersion,
+  listSigningKeys,
+  providerJwks,
+} from './oidc/keys.ts';
+import { createProvider } from './oidc/provider.ts';
 import { createAccessGate } from './onchain/access.ts';
 import { createEnsResolver } from './onchain/names/index.ts';
-import { operationsRoutes } from './operations.ts';
-import { pinIssuerOrigin } from './origin.ts';
-import { PROFILES, profileFor } from './profiles.ts';
 import { logoutRedirects } from './redirects/logout.ts';
 import { unusedClientErrors } from './redirects/unused-clients.ts';
+import { introspectionSubject } from './relying-party/introspection-subject.ts';
 import { scopesSupportedBy } from './relying-party/scopes.ts';
 import { grantIdOf, subjectFor } from './relying-party/subject.ts';
-import { createSecurity, WALLETCONNECT_SOURCES } from './security.ts';
+import { tokenRequests } from './relying-party/token-requests.ts';
 import type { Services } from './services.ts';
-import { serveStatic, webAssets } from './static.ts';
+import { interactionRoutes } from './signin/routes.ts';
 import { countedStore } from './storage/counted.ts';
 import { checkEvictionPolicy, createStore, type Store } from './storage/index.ts';
 import { withoutUnitsOfWork, withUnitsOfWork } from './storage/unit-of-work.ts';
+import { unitOfWork } from './storage/unit-of-work-middleware.ts';
 
 export type App = {
   /** Node request listener: hand it to http.createServer. */

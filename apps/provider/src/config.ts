@@ -24,8 +24,8 @@ import {
 } from '@signet/settings';
 import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws/message';
 import { z } from 'zod';
-import { type LogFormat, resolveLogFormat } from './logger.ts';
 import type { AuditDestination } from './observability/audit.ts';
+import { type LogFormat, resolveLogFormat } from './observability/logger.ts';
 import { type PostgresTarget, PostgresUrlError, parsePostgresUrl } from './storage/postgres-url.ts';
 import { parseRedisUrl, type RedisTarget, RedisUrlError } from './storage/redis-url.ts';
 

@@ -6,8 +6,7 @@
 import { isSiweError, SIWE_ERROR_TYPES, type SiweErrorType, siweErrorStatus } from '@signet/siwe';
 import { isSiwsError, type SiwsErrorType, siwsErrorStatus } from '@signet/siws/message';
 import type { Context } from 'koa';
-import { AccessDeniedError, AccessRpcError } from './onchain/access.ts';
-import { StorageUnavailableError } from './storage/index.ts';
+import { StorageUnavailableError } from './storage/store.ts';
 
 export const ERROR_STATUS = {
   /** The body is not JSON / form data, or lacks `message` or `signature`. */
@@ -50,7 +49,7 @@ export function statusOf(code: ErrorCode): number {
 export type ExpiredSignIn = { client?: { client_id: string; client_name?: string; client_uri?: string }; redirectUri?: string };
 
 export class HttpError extends Error {
-  override readonly name = 'HttpError';
+  override readonly name: string = 'HttpError';
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
@@ -78,9 +77,6 @@ export class HttpError extends Error {
 export function toHttpError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (isSiweError(error) || isSiwsError(error)) return new HttpError(error.type, error.message, { cause: error });
-  if (error instanceof AccessDeniedError) return new HttpError('ACCESS_CONDITION_NOT_MET', error.message, { cause: error });
-  if (error instanceof AccessRpcError)
-    return new HttpError('RPC_UNAVAILABLE', `${error.message}; try again shortly`, { cause: error });
   if (
     error instanceof StorageUnavailableError ||
     (error as { cause?: unknown } | undefined)?.cause instanceof StorageUnavailableError

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { SettingsError } from '@signet/settings';
 import type { App } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, type Logger } from './observability/logger.ts';
 import { boundHeapGrowth, boundYoungGeneration } from './runtime/heap.ts';
 
 export type RunningProvider = { app: App; server: Server; url: string; stop(): Promise<void> };

@@ -2,15 +2,16 @@ import type { ChainRegistry } from '@signet/siwe';
 import type { Provider } from 'oidc-provider';
 import type { ClientHousekeeping } from './clients/housekeeping.ts';
 import type { Config } from './config.ts';
-import type { RateLimits } from './limits.ts';
-import type { Logger } from './logger.ts';
-import type { Metrics } from './metrics.ts';
+import type { RateLimits } from './http/rate-limits.ts';
+import type { Security } from './http/security.ts';
+import type { WebAssets } from './http/static.ts';
 import type { AuditLog } from './observability/audit.ts';
+import type { Logger } from './observability/logger.ts';
+import type { Metrics } from './observability/metrics.ts';
+import type { Lifecycle } from './observability/operations.ts';
 import type { Tracing } from './observability/tracing.ts';
 import type { AccessGate } from './onchain/access.ts';
 import type { EnsResolver } from './onchain/names/index.ts';
-import type { Security } from './security.ts';
-import type { WebAssets } from './static.ts';
 import type { UnitOfWorkStore } from './storage/unit-of-work.ts';
 
 /** What request handlers share; built once by buildApp. */
@@ -39,8 +40,4 @@ export type Services = {
   provider(): Provider;
 };
 
-export type Lifecycle = {
-  /** Set when SIGTERM arrives: readiness answers 503 while requests are still served. */
-  draining: boolean;
-  keysLoaded(): boolean;
-};
+export type { Lifecycle } from './observability/operations.ts';

@@ -21,7 +21,7 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, 
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markUsed } from '../src/clients/usage.ts';
-import { rotateSigningKeys } from '../src/keys.ts';
+import { rotateSigningKeys } from '../src/oidc/keys.ts';
 
 const CALLBACK = 'http://127.0.0.1:4999/callback';
 const CALLBACK_QUERY = 'http://127.0.0.1:4999/callback?tenant=a';

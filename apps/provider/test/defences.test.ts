@@ -18,7 +18,7 @@ import {
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/observability/logger.ts';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT_URI = TEST_REDIRECT_URI;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestProvider, type TestProvider } from '@signet/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSpecialUseAddress } from '../src/outbound.ts';
+import { isSpecialUseAddress } from '../src/outbound/public-fetch.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
@@ -250,7 +250,7 @@ describe('client logos are served by the provider (no third-party request from t
   });
 
   it('refuses IP-literal hosts in the special-use ranges before connecting', async () => {
-    const { fetchImage } = await import('../src/logos.ts');
+    const { fetchImage } = await import('../src/clients/logos.ts');
     for (const uri of [
       'https://127.0.0.1:1/x.png',
       'https://[::1]:1/x.png',
@@ -262,7 +262,7 @@ describe('client logos are served by the provider (no third-party request from t
   });
 
   it('bounds the whole fetch, not only idleness: a trickling server is cut after 3 s', async () => {
-    const { fetchImage } = await import('../src/logos.ts');
+    const { fetchImage } = await import('../src/clients/logos.ts');
     const trickle = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'image/png' });
       const timer = setInterval(() => res.write('x'), 500);

@@ -10,7 +10,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUSHED_REQUEST_LIMIT } from '../src/middleware/request-size.ts';
+import { PUSHED_REQUEST_LIMIT } from '../src/http/request-size.ts';
 
 const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };

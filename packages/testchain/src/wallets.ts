@@ -37,7 +37,7 @@ import {
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { type Artifact, compileWallets } from './compile.ts';
-import type { CounterfactualWallet, Testchain } from './index.ts';
+import type { CounterfactualWallet, Testchain } from './types.ts';
 
 const require = createRequire(import.meta.url);
 

@@ -5,10 +5,10 @@
  * version), and, with CLIENT_UNUSED_EXPIRY_DAYS, an hourly sweep of unused dynamic clients.
  */
 import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
-import { type LogoStoreOptions, refreshClientLogo } from '../logos.ts';
+import type { Logger } from '../observability/logger.ts';
 import { listModelIds, type Store } from '../storage/index.ts';
 import { pruneUnusedClients } from './expiry.ts';
+import { type LogoStoreOptions, refreshClientLogo } from './logos.ts';
 import { type ClientUsage, createClientUsage, startUsageTracking } from './usage.ts';
 
 const SWEEP_INTERVAL_MS = 3600 * 1000;

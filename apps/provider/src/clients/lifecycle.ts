@@ -5,10 +5,10 @@
  * registration access tokens) goes with it.
  */
 import type { Middleware } from 'koa';
-import { routeKey, routeOf } from '../limits.ts';
-import { type LogoStoreOptions, refreshClientLogo, removeClientLogo } from '../logos.ts';
-import type { ProfileDefinition } from '../profiles.ts';
+import type { ProfileDefinition } from '../deployment/profiles.ts';
+import { routeKey, routeOf } from '../http/route-key.ts';
 import { createOidcAdapter, type Store } from '../storage/index.ts';
+import { type LogoStoreOptions, refreshClientLogo, removeClientLogo } from './logos.ts';
 import { useKey } from './usage.ts';
 
 /**

@@ -11,10 +11,10 @@
  */
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { Context, Middleware } from 'koa';
-import { routeLabel } from '../access-log.ts';
 import type { TracingSettings } from '../config.ts';
 import { aroundEachOperation } from '../storage/around.ts';
 import type { Store } from '../storage/store.ts';
+import { routeLabel } from './access-log.ts';
 
 /** What a call site may add to its span once it knows more (a verified method, an outcome). */
 export type SpanNotes = { set(key: string, value: string | number | boolean): void };

@@ -19,8 +19,10 @@ import {
   parseAbi,
 } from 'viem';
 import { z } from 'zod';
-import { parseAccountId, type SignInMethod } from '../account.ts';
-import { clientFields } from '../clients.ts';
+import { clientFields } from '../clients/rules.ts';
+import { HttpError } from '../errors.ts';
+import type { SignInMethod } from '../records/sign-ins.ts';
+import { parseAccountId } from '../wallets/ethereum.ts';
 
 /** The most conditions one client may declare. */
 export const MAX_ACCESS_CONDITIONS = 10;
@@ -98,13 +100,17 @@ export function notEthereumReason(conditions: AccessConditions): string {
   return `this site admits only holders of ${words}: holdings on Ethereum chains, which a Solana account cannot have; sign in with an Ethereum account`;
 }
 
-export class AccessRpcError extends Error {
+export class AccessRpcError extends HttpError {
   override readonly name = 'AccessRpcError';
+  /** What could not be done, without the advice to retry (the token endpoint words its own). */
+  readonly reason: string;
   constructor(
     readonly chainId: number,
     options: { cause: unknown },
   ) {
-    super(`the RPC node for chain ${chainId} could not be asked about holdings`, options);
+    const reason = `the RPC node for chain ${chainId} could not be asked about holdings`;
+    super('RPC_UNAVAILABLE', `${reason}; try again shortly`, options);
+    this.reason = reason;
   }
 }
 
@@ -280,13 +286,13 @@ export async function checkAccess(
   }
 }
 
-export class AccessDeniedError extends Error {
+export class AccessDeniedError extends HttpError {
   override readonly name = 'AccessDeniedError';
   constructor(
     message: string,
     readonly unmet: AccessCondition[],
   ) {
-    super(message);
+    super('ACCESS_CONDITION_NOT_MET', message);
   }
 }
 

@@ -20,8 +20,8 @@
 import { decodeJwt } from 'jose';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
-import { routeKey, routeOf } from '../limits.ts';
-import type { ProfileDefinition } from '../profiles.ts';
+import type { ProfileDefinition } from '../deployment/profiles.ts';
+import { routeKey, routeOf } from '../http/route-key.ts';
 import { browserSession, subjectInSession } from './browser-session.ts';
 
 const COOKIE = 'signet_logout_to';

@@ -14,9 +14,9 @@
 import type { Context, Middleware } from 'koa';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import type { ClientUsage } from '../clients/usage.ts';
-import { type Html, html, layout } from '../html.ts';
-import { routeKey, routeOf } from '../limits.ts';
-import type { ProfileDefinition } from '../profiles.ts';
+import type { ProfileDefinition } from '../deployment/profiles.ts';
+import { type Html, html, layout } from '../http/html.ts';
+import { routeKey, routeOf } from '../http/route-key.ts';
 import { sessionHoldsGrant } from './browser-session.ts';
 
 export type UnusedClientPageOptions = {

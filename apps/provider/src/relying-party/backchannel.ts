@@ -13,8 +13,8 @@
  */
 import { isIP } from 'node:net';
 import type { Provider } from 'oidc-provider';
-import type { Logger } from '../logger.ts';
-import { isSpecialUseAddress } from '../outbound.ts';
+import type { Logger } from '../observability/logger.ts';
+import { isSpecialUseAddress } from '../outbound/public-fetch.ts';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -19,7 +19,7 @@
 import { domainToASCII } from 'node:url';
 import { isSolanaAddress } from '@signet/siws/message';
 import { errors } from 'oidc-provider';
-import { solanaAddressHex } from '../solana/account.ts';
+import { solanaAddressHex } from '../wallets/solana.ts';
 
 /** What a client opted in to. */
 export type EmailSources = { ens: boolean; syntheticDomain?: string };

@@ -7,7 +7,7 @@
  * oidc-provider.
  */
 import type { Config } from '../config.ts';
-import { profileFor } from '../profiles.ts';
+import { profileFor } from '../deployment/profiles.ts';
 
 const supportedByConfig = new WeakMap<object, ReadonlySet<string>>();
 

@@ -23,7 +23,7 @@
  */
 import { type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { getAddress } from 'viem';
-import { loadSignIn } from '../account.ts';
+import { loadSignIn } from '../records/sign-ins.ts';
 import type { Store } from '../storage/index.ts';
 
 export const SUBJECT_CHAINS = ['signed', 'any'] as const;

@@ -9,8 +9,8 @@
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet } from '@wallet-standard/base';
 import { getAddress } from 'viem/utils';
-import { messageFromDetails } from '../../src/interaction/contract.ts';
-import type { InteractionDetails } from '../../src/interaction/details.ts';
+import { messageFromDetails } from '../../src/signin/contract.ts';
+import type { InteractionDetails } from '../../src/signin/details.ts';
 
 /** The interaction details the server embeds in the page (the JSON of GET /interaction/<uid>). */
 type Details = InteractionDetails;

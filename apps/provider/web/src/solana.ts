@@ -10,8 +10,8 @@ import { createSiwsMessage, type SolanaNetwork } from '@signet/siws/message';
 import type { SolanaSignInFeature, SolanaSignMessageFeature } from '@solana/wallet-standard-features';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
 import type { StandardConnectFeature } from '@wallet-standard/features';
-import type { InteractionDetails } from '../../src/interaction/details.ts';
-import { solanaSignInInput } from '../../src/solana/contract.ts';
+import type { InteractionDetails } from '../../src/signin/details.ts';
+import { solanaSignInInput } from '../../src/signin/solana/contract.ts';
 
 /** A wallet that signed (or would sign) something else than the message this sign-in gave it. */
 export class ChangedMessageError extends Error {

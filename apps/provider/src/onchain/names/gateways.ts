@@ -14,7 +14,7 @@
  * remote batch gateway is ever called.
  */
 import { type CcipRequestParameters, type Hex, isHex } from 'viem';
-import { fetchPublic, PublicFetchError } from '../../outbound.ts';
+import { fetchPublic, PublicFetchError } from '../../outbound/public-fetch.ts';
 
 /** Gateway calls one name lookup may make, across every source, forward check and record. */
 export const MAX_GATEWAY_CALLS = 4;

@@ -29,8 +29,8 @@ import {
   type Transport,
   toHex,
 } from 'viem';
-import type { Logger } from '../../logger.ts';
-import { publicUrlProblem } from '../../outbound.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { publicUrlProblem } from '../../outbound/public-fetch.ts';
 import type { Store } from '../../storage/index.ts';
 import { gatewayRequester } from './gateways.ts';
 import { isNormalized, primaryName } from './primary.ts';

@@ -1,0 +1,97 @@
+/**
+ * The two deployments of the specification, as data: one server, one setting (PROFILE).
+ * Everything that differs between them is here; the rest of the provider is shared.
+ */
+import type { Config, Profile } from '../config.ts';
+
+export type ProfileDefinition = {
+  /** oidc-provider route table (paths relative to the issuer origin). */
+  routes: {
+    authorization: string;
+    token: string;
+    userinfo: string;
+    jwks: string;
+    registration: string;
+    introspection: string;
+    revocation: string;
+    end_session: string;
+    pushed_authorization_request: string;
+  };
+  /** Public path prefix of client management (RFC 7592), when it differs from the registration route. */
+  clientManagementPath: string;
+  scopes: string[];
+  /** The scopes_supported list advertised, when a subset of what works. */
+  advertisedScopes?: string[];
+  responseTypes: string[];
+  subjectTypes: string[];
+  /** Token endpoint client authentication methods accepted. */
+  clientAuthMethods: string[];
+  /** …and the ones advertised in discovery, when a subset. */
+  advertisedClientAuthMethods?: string[];
+  /** The claims_supported list advertised, when it must be exactly the spec's. */
+  advertisedClaims?: string[];
+  /** token_endpoint_auth_method of a registered client that names none. */
+  defaultClientAuthMethod: 'none' | 'client_secret_basic';
+  /**
+   * Issue refresh tokens to clients registered with the refresh_token grant whatever the scope
+   * (true), or only when they ask for offline_access (false, oidc-provider's default). Public
+   * clients' refresh tokens rotate on every use either way.
+   */
+  refreshTokensWithoutOfflineAccess: boolean;
+};
+
+const COMMON_ROUTES = {
+  token: '/token',
+  introspection: '/token/introspection',
+  revocation: '/token/revocation',
+  end_session: '/session/end',
+  pushed_authorization_request: '/request',
+};
+
+export const PROFILES: Record<Profile, ProfileDefinition> = {
+  'self-hosted': {
+    routes: { ...COMMON_ROUTES, authorization: '/auth', userinfo: '/me', jwks: '/jwks', registration: '/reg' },
+    clientManagementPath: '/reg',
+    scopes: ['openid', 'offline_access', 'profile', 'siwe'],
+    responseTypes: ['code'],
+    subjectTypes: ['public'],
+    // client_secret_post too: libraries such as passport-openidconnect send the secret in the body.
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    defaultClientAuthMethod: 'none',
+    refreshTokensWithoutOfflineAccess: false,
+  },
+  hosted: {
+    routes: { ...COMMON_ROUTES, authorization: '/authorize', userinfo: '/userinfo', jwks: '/jwk', registration: '/register' },
+    clientManagementPath: '/client',
+    // siwe works too (the raw message and signature), and offline_access is accepted (stock
+    // clients such as oidc-agent register it and refuse a client without it) though it grants
+    // nothing more: refresh tokens go to every client registered for them. The spec's table
+    // advertises openid and profile.
+    scopes: ['openid', 'offline_access', 'profile', 'siwe'],
+    advertisedScopes: ['openid', 'profile'],
+    responseTypes: ['code', 'id_token', 'id_token token'],
+    subjectTypes: ['public', 'pairwise'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    advertisedClientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    advertisedClaims: ['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture'],
+    defaultClientAuthMethod: 'client_secret_basic',
+    // offline_access is not advertised (the spec's table): a client registered with the
+    // refresh_token grant gets refresh tokens anyway, so browser apps can renew a session.
+    refreshTokensWithoutOfflineAccess: true,
+  },
+};
+
+/**
+ * The profile as this configuration runs it: with `EMAIL_SCOPE` on, the `email` scope and its
+ * claims are supported and, where the profile advertises an exact list, added to it.
+ */
+export function profileFor(config: Pick<Config, 'profile' | 'emailScope'>): ProfileDefinition {
+  const base = PROFILES[config.profile];
+  if (!config.emailScope) return base;
+  return {
+    ...base,
+    scopes: [...base.scopes, 'email'],
+    ...(base.advertisedScopes ? { advertisedScopes: [...base.advertisedScopes, 'email'] } : {}),
+    ...(base.advertisedClaims ? { advertisedClaims: [...base.advertisedClaims, 'email', 'email_verified'] } : {}),
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * What a sign-in learned, kept per grant: the signed message and signature, how it was checked
+ * (`method`), the ENS name, avatar and e-mail. The claims of a token are those of the sign-in
+ * that produced it (relying-party/claims.ts), and whether a client may be given a
+ * chain-independent subject is decided from it (relying-party/subject.ts).
+ */
+import type { SiweVerificationMethod } from '@signet/siwe';
+import type { SolanaNetwork } from '@signet/siws/message';
+import type { Store } from '../storage/index.ts';
+
+/** How a signature was checked: an Ethereum wallet's way (`eoa`, `erc1271`, …) or a Solana key's (`ed25519`). */
+export type SignInMethod = SiweVerificationMethod | 'ed25519';
+
+export type SignInRecord = {
+  accountId: string;
+  /** EIP-55 for Ethereum, base58 for Solana. */
+  address: string;
+  /** Ethereum: the chain signed on. */
+  chainId?: number;
+  /** Solana (absent for Ethereum, as in records of earlier versions). */
+  namespace?: 'solana';
+  /** Solana: the cluster signed on. */
+  network?: SolanaNetwork;
+  message: string;
+  /** As posted for Ethereum; base58 for Solana. */
+  signature: string;
+  method: SignInMethod;
+  ensName?: string;
+  avatar?: string;
+  /** The ENS `email` text record of the name (self-asserted by the name's owner, not verified). */
+  email?: string;
+  signedInAt: number;
+};
+
+const recordKey = (grantId: string) => `signin:${grantId}`;
+
+export async function saveSignIn(store: Store, grantId: string, record: SignInRecord, ttlSeconds: number): Promise<void> {
+  await store.set(recordKey(grantId), JSON.stringify(record), ttlSeconds);
+}
+
+export async function loadSignIn(store: Store, grantId: string | undefined): Promise<SignInRecord | undefined> {
+  if (!grantId) return undefined;
+  const raw = await store.get(recordKey(grantId));
+  return raw === undefined ? undefined : (JSON.parse(raw) as SignInRecord);
+}

@@ -1,0 +1,156 @@
+/**
+ * What the wallet page (and any outside client of the interaction contract) needs to build
+ * the EIP-4361 message (or the Sign In With Solana one): exactly the values the provider will check.
+ */
+
+import type { SolanaNetwork } from '@signet/siws/message';
+import type { ClientFields } from '../clients/rules.ts';
+import type { Config } from '../config.ts';
+import { type AccessConditions, requirementsOf } from '../onchain/access.ts';
+import { type EmailSources, emailSourcesOf } from '../relying-party/email.ts';
+import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
+import { type AccountNamespace, namespacesFor } from './namespaces.ts';
+
+export type InteractionClient = {
+  client_id: string;
+  client_name?: string;
+  logo_uri?: string;
+  client_uri?: string;
+  policy_uri?: string;
+  tos_uri?: string;
+};
+
+export type InteractionDetails = {
+  uid: string;
+  nonce: string;
+  domain: string;
+  uri: string;
+  statement?: string;
+  resources: [string];
+  /** host[:port] of the redirect URI: where the person lands after signing (the one thing about the client the provider knows for sure). */
+  redirectHost: string;
+  chainIds: number[];
+  /**
+   * The kinds of account (CAIP-2 namespaces) that may sign in here: `eip155` (Ethereum, an
+   * EIP-4361 message) and, when the provider offers it and the client allows it, `solana`.
+   */
+  namespaces: AccountNamespace[];
+  /** With `solana` in `namespaces`: the clusters a Sign In With Solana message may name (its `Chain ID`). */
+  solanaNetworks?: SolanaNetwork[];
+  /** The message's issuedAt must not be before this (the sign-in's start). */
+  issuedAfter: string;
+  expiresAt: string;
+  /** The provider's clock when this was made, so a page can correct for a skewed local clock. */
+  serverTime: string;
+  client: InteractionClient;
+  scopes: string[];
+  /** "login" (no session) or "consent" (a session, but this client was not granted yet). */
+  prompt: string;
+  /**
+   * A gated client's access conditions in plain words, one per condition (absent when the client
+   * has none): shown before signing, so no one signs for a site they cannot enter.
+   */
+  requires?: string[];
+  /** With `requires`: whether every condition ("all") or one of them ("any") must be met. */
+  requiresMatch?: 'all' | 'any';
+  /**
+   * With the `email` scope, for a client that opted in: where its address comes from (the ENS
+   * `email` record, and/or `<address>@syntheticDomain`). Absent: no email is shared.
+   */
+  email?: EmailSources;
+  /** Present when the page may offer WalletConnect. */
+  walletConnectProjectId?: string;
+};
+
+const hostOf = (uri: string) => {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return uri;
+  }
+};
+
+/** The SIWE nonce of an interaction: the lowercase hex of the UTF-8 bytes of its uid. */
+export const nonceOf = (uid: string) => Buffer.from(uid, 'utf8').toString('hex');
+
+const STATEMENT_UNSAFE = /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]/g;
+
+/** The statements made lately, by configuration and client name (a few per client: bounded). */
+const statements = new WeakMap<object, Map<string | undefined, string>>();
+
+/** A statement that satisfies EIP-4361's grammar whatever characters the client name has. */
+export function statementFor(config: Pick<Config, 'statement' | 'domain'>, clientName: string | undefined): string {
+  let made = statements.get(config);
+  if (!made) {
+    made = new Map();
+    statements.set(config, made);
+  }
+  let statement = made.get(clientName);
+  if (statement === undefined) {
+    statement = composeStatement(config, clientName);
+    if (made.size >= 1000) made.clear();
+    made.set(clientName, statement);
+  }
+  return statement;
+}
+
+function composeStatement(config: Pick<Config, 'statement' | 'domain'>, clientName: string | undefined): string {
+  const name = (clientName ?? '').replace(STATEMENT_UNSAFE, '').replace(/\s+/g, ' ').trim().slice(0, 60);
+  const template = config.statement ?? (name ? 'Sign in to {client} with {host}.' : 'Sign in with {host}.');
+  return template
+    .replaceAll('{client}', name || 'this site')
+    .replaceAll('{host}', config.domain)
+    .replace(STATEMENT_UNSAFE, '');
+}
+
+export function clientView(clientId: string, m: ClientFields): InteractionClient {
+  const pick = (key: keyof ClientFields) => (typeof m[key] === 'string' ? (m[key] as string) : undefined);
+  return Object.fromEntries(
+    Object.entries({
+      client_id: clientId,
+      client_name: pick('client_name'),
+      logo_uri: pick('logo_uri'),
+      client_uri: pick('client_uri'),
+      policy_uri: pick('policy_uri'),
+      tos_uri: pick('tos_uri'),
+    }).filter(([, v]) => v !== undefined),
+  ) as InteractionClient;
+}
+
+export function buildDetails(
+  config: Pick<
+    Config,
+    'domain' | 'origin' | 'chainIds' | 'solanaNetworks' | 'statement' | 'walletConnectProjectId' | 'profile' | 'emailScope'
+  >,
+  interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
+  client: InteractionClient,
+  conditions?: AccessConditions,
+  fields: ClientFields = {},
+): InteractionDetails {
+  const namespaces = namespacesFor(config, fields);
+  // Values the profile does not support are dropped here as at registration and refresh.
+  const scope = supportedScope(interaction.params.scope, scopesSupportedBy(config)) ?? 'openid';
+  const scopes = scope.split(' ').filter(Boolean);
+  const email = scopes.includes('email') ? emailSourcesOf(fields) : undefined;
+  return {
+    uid: interaction.uid,
+    nonce: nonceOf(interaction.uid),
+    domain: config.domain,
+    uri: config.origin,
+    statement: statementFor(config, client.client_name),
+    resources: [String(interaction.params.redirect_uri)],
+    redirectHost: hostOf(String(interaction.params.redirect_uri)),
+    chainIds: config.chainIds,
+    namespaces,
+    ...(namespaces.includes('solana') ? { solanaNetworks: config.solanaNetworks } : {}),
+    issuedAfter: new Date(interaction.iat * 1000).toISOString(),
+    expiresAt: new Date(interaction.exp * 1000).toISOString(),
+    serverTime: new Date().toISOString(),
+    client,
+    scopes,
+    prompt: interaction.prompt.name,
+    ...(email ? { email } : {}),
+    ...(conditions ? { requires: requirementsOf(conditions), requiresMatch: conditions.match } : {}),
+    ...(config.walletConnectProjectId ? { walletConnectProjectId: config.walletConnectProjectId } : {}),
+  };
+}
