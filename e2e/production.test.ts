@@ -127,12 +127,12 @@ describe('production install (scripts/runtime-tree.sh)', () => {
 });
 
 describe('deploy files', () => {
-  it('.env.example and README list every setting the provider reads', () => {
+  it(".env.example and docs/configuration.md (README's settings page) list every setting the provider reads", () => {
     const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
     const listed = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
     expect(new Set(listed)).toEqual(new Set(SETTING_NAMES));
-    // The first cell of a row of README's settings table names it.
-    const firstCells = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    // The first cell of a row of the settings table (docs/configuration.md, linked from README) names it.
+    const firstCells = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8')
       .split('\n')
       .filter((line) => line.startsWith('| `'))
       .map((line) => line.split('|')[1] ?? '');

@@ -6,7 +6,8 @@ import { ERROR_STATUS, HttpError, statusOf, toHttpError } from './errors.ts';
 import { StorageUnavailableError } from './storage/index.ts';
 
 describe("the provider's error codes", () => {
-  const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8');
+  // The interaction error table lives in docs/wallets.md (README's page for wallet and app developers).
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'wallets.md'), 'utf8');
 
   it('every code is documented in README with its status', () => {
     for (const [code, status] of Object.entries(ERROR_STATUS)) {
