@@ -1,5 +1,19 @@
-/** The reference client's settings (README, "The reference client"), read and validated once at start. */
-import { type Env, httpUrl, int, list, oneOf, readSettings, SettingsError, secret, text, textOr } from '@signet/settings';
+/** The reference client's settings (its README lists them), read and validated once at start. */
+import {
+  type Env,
+  httpUrl,
+  int,
+  list,
+  oneOf,
+  readSettings,
+  type SettingEntry,
+  SettingsError,
+  secret,
+  setting,
+  settingEntries,
+  text,
+  textOr,
+} from '@signet/settings';
 
 export { SettingsError };
 
@@ -23,23 +37,64 @@ export type ClientConfig = {
   production: boolean;
 };
 
+const GROUP = 'Reference client';
+
 const schema = {
-  PORT: int(1, 65535, 3001),
-  SESSION_SECRET: secret(32),
-  ISSUER: httpUrl('http://localhost:3000'),
-  REDIRECT_URI: httpUrl('http://localhost:3001/api/auth/callback'),
-  SCOPE: textOr('openid profile'),
-  CLIENT_NAME: textOr('Signet example app'),
-  CLIENT_URI: httpUrl('http://localhost:3001'),
-  LOGO_URI: httpUrl('http://localhost:3001/logo.svg'),
-  POLICY_URI: httpUrl(),
-  TOS_URI: httpUrl(),
-  CONTACTS: list(),
-  CLIENT_ID: text(),
-  CLIENT_SECRET: text(),
-  DATA_DIR: textOr('./data'),
-  NODE_ENV: oneOf(['development', 'production', 'test'] as const, 'development'),
+  PORT: setting(int(1, 65535, 3001), { group: GROUP, default: '`3001`', description: 'listen port' }),
+  SESSION_SECRET: setting(secret(32), {
+    group: GROUP,
+    default: 'required',
+    description: '32+ characters; encrypts the session cookie (start is refused otherwise)',
+  }),
+  ISSUER: setting(httpUrl('http://localhost:3000'), {
+    group: GROUP,
+    default: '`http://localhost:3000`',
+    description: 'the provider (https, or http on localhost)',
+  }),
+  REDIRECT_URI: setting(httpUrl('http://localhost:3001/api/auth/callback'), {
+    group: GROUP,
+    default: '`http://localhost:3001/api/auth/callback`',
+    description: "this app's callback, as registered",
+  }),
+  SCOPE: setting(textOr('openid profile'), {
+    group: GROUP,
+    default: '`openid profile`',
+    description: 'add `siwe` for the signed message',
+  }),
+  CLIENT_NAME: setting(textOr('Signet example app'), {
+    group: GROUP,
+    default: '`Signet example app`',
+    description: "shown on the provider's sign-in page",
+  }),
+  CLIENT_URI: setting(httpUrl('http://localhost:3001'), {
+    group: GROUP,
+    default: '`http://localhost:3001`',
+    description: "the app's home page",
+  }),
+  LOGO_URI: setting(httpUrl('http://localhost:3001/logo.svg'), {
+    group: GROUP,
+    default: '`http://localhost:3001/logo.svg`',
+    description: "the app's logo (the client serves one)",
+  }),
+  POLICY_URI: setting(httpUrl(), {
+    group: GROUP,
+    default: 'none',
+    description: 'the privacy policy link registered for the client',
+  }),
+  TOS_URI: setting(httpUrl(), { group: GROUP, default: 'none', description: 'the terms of use link registered for the client' }),
+  CONTACTS: setting(list(), { group: GROUP, default: 'none', description: 'comma-separated e-mail addresses' }),
+  CLIENT_ID: setting(text(), { group: GROUP, default: 'none', description: 'a pre-registered client id (skips registration)' }),
+  CLIENT_SECRET: setting(text(), { group: GROUP, default: 'none', description: "that client's secret, when it is confidential" }),
+  DATA_DIR: setting(textOr('./data'), { group: GROUP, default: '`./data`', description: 'where the registration is kept' }),
+  NODE_ENV: setting(oneOf(['development', 'production', 'test'] as const, 'development'), {
+    group: GROUP,
+    default: '`development`',
+    description: '`production` makes cookies Secure',
+  }),
 };
+
+/** The reference client's settings with their documentation (npm run docs:settings renders them). */
+export const settingsReference = (): SettingEntry[] => settingEntries(schema);
 
 export function loadClientConfig(env: Env = process.env): ClientConfig {
   const s = readSettings(schema, env);

@@ -18,8 +18,13 @@ import {
   readRpcUrls,
   readSettings,
   readSignatureVerifiers,
+  rpcSettings,
+  type SettingEntry,
   SettingsError,
   secret,
+  setting,
+  settingEntries,
+  signatureVerifiersSetting,
   text,
 } from '@signet/settings';
 import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws/message';
@@ -50,155 +55,445 @@ const otlpProtocol = optionalText.transform((value, ctx) => {
   return z.NEVER;
 });
 
+/** The headings settings are listed under (docs/configuration.md, .env.example), in order. */
+const LISTEN = 'Where it listens and who it is';
+const STORAGE = 'Storage';
+const CHAINS = 'Chains: contract wallets and ENS';
+const SOLANA = 'Sign in with Solana';
+const CLIENTS = 'Clients and sign-in';
+const RATE = 'Rate limits';
+const RP = 'Relying parties';
+const LEGAL = 'Legal texts';
+const OPS = 'Operations';
+const OTEL = 'Traces (OpenTelemetry)';
+export const SETTING_GROUPS = [LISTEN, STORAGE, CHAINS, SOLANA, CLIENTS, RATE, RP, LEGAL, OPS, OTEL];
+
 const schema = {
-  PORT: int(1, 65535, 3000),
-  HOST: text().transform((v) => v ?? '0.0.0.0'),
-  ISSUER: optionalText.transform((value, ctx) => {
-    const url = parseHttpUrl(value ?? 'http://localhost:3000');
-    if (!url || url.search || url.hash || url.username || url.password || url.pathname !== '/') {
+  PORT: setting(int(1, 65535, 3000), { group: LISTEN, default: '`3000`', description: 'listen port' }),
+  HOST: setting(
+    text().transform((v) => v ?? '0.0.0.0'),
+    { group: LISTEN, default: '`0.0.0.0`', description: 'listen address' },
+  ),
+  ISSUER: setting(
+    optionalText.transform((value, ctx) => {
+      const url = parseHttpUrl(value ?? 'http://localhost:3000');
+      if (!url || url.search || url.hash || url.username || url.password || url.pathname !== '/') {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be an http(s) origin such as https://login.example.com (no path, query or credentials)',
+        });
+        return z.NEVER;
+      }
+      return url;
+    }),
+    {
+      group: LISTEN,
+      default: '`http://localhost:3000`',
+      description:
+        'public origin (no path); issuer, endpoint URLs and the SIWE domain (host[:port]) and URI (origin) derive from it',
+      example: 'https://id.example.com',
+      env: { value: 'http://localhost:3000', set: true },
+    },
+  ),
+  PROFILE: setting(oneOf<Profile>(['self-hosted', 'hosted'], 'self-hosted'), {
+    group: LISTEN,
+    default: '`self-hosted`',
+    description: '`self-hosted` (short paths) or `hosted` (long paths, secrets at registration)',
+  }),
+  STORAGE_URL: setting(
+    optionalText.transform((value, ctx) => {
+      const raw = value ?? 'sqlite:./data/signet.db';
+      if (raw === 'memory:') return { kind: 'memory' as const };
+      if (raw.startsWith('sqlite:')) {
+        const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+        if (path === '') {
+          ctx.addIssue({ code: 'custom', message: 'sqlite: needs a file path, e.g. sqlite:./data/signet.db' });
+          return z.NEVER;
+        }
+        return { kind: 'sqlite' as const, path };
+      }
+      if (/^rediss?(\+(sentinel|cluster))?:\/\//.test(raw)) {
+        try {
+          return { kind: 'redis' as const, url: raw, redis: parseRedisUrl(raw) };
+        } catch (error) {
+          if (!(error instanceof RedisUrlError)) throw error;
+          ctx.addIssue({ code: 'custom', message: error.message });
+          return z.NEVER;
+        }
+      }
+      if (/^postgres(ql)?:\/\//.test(raw)) {
+        try {
+          return { kind: 'postgres' as const, url: raw, postgres: parsePostgresUrl(raw) };
+        } catch (error) {
+          if (!(error instanceof PostgresUrlError)) throw error;
+          ctx.addIssue({ code: 'custom', message: error.message });
+          return z.NEVER;
+        }
+      }
       ctx.addIssue({
         code: 'custom',
-        message: 'must be an http(s) origin such as https://login.example.com (no path, query or credentials)',
+        message:
+          'must be sqlite:<path>, redis://…, rediss://…, redis+sentinel://…, redis+cluster://…, postgres://… (postgresql://…) or memory:',
       });
       return z.NEVER;
-    }
-    return url;
-  }),
-  PROFILE: oneOf<Profile>(['self-hosted', 'hosted'], 'self-hosted'),
-  STORAGE_URL: optionalText.transform((value, ctx) => {
-    const raw = value ?? 'sqlite:./data/signet.db';
-    if (raw === 'memory:') return { kind: 'memory' as const };
-    if (raw.startsWith('sqlite:')) {
-      const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-      if (path === '') {
-        ctx.addIssue({ code: 'custom', message: 'sqlite: needs a file path, e.g. sqlite:./data/signet.db' });
-        return z.NEVER;
-      }
-      return { kind: 'sqlite' as const, path };
-    }
-    if (/^rediss?(\+(sentinel|cluster))?:\/\//.test(raw)) {
-      try {
-        return { kind: 'redis' as const, url: raw, redis: parseRedisUrl(raw) };
-      } catch (error) {
-        if (!(error instanceof RedisUrlError)) throw error;
-        ctx.addIssue({ code: 'custom', message: error.message });
-        return z.NEVER;
-      }
-    }
-    if (/^postgres(ql)?:\/\//.test(raw)) {
-      try {
-        return { kind: 'postgres' as const, url: raw, postgres: parsePostgresUrl(raw) };
-      } catch (error) {
-        if (!(error instanceof PostgresUrlError)) throw error;
-        ctx.addIssue({ code: 'custom', message: error.message });
-        return z.NEVER;
-      }
-    }
-    ctx.addIssue({
-      code: 'custom',
-      message:
-        'must be sqlite:<path>, redis://…, rediss://…, redis+sentinel://…, redis+cluster://…, postgres://… (postgresql://…) or memory:',
-    });
-    return z.NEVER;
-  }),
-  STORAGE_PREFIX: optionalText.transform((v) => v ?? 'signet:'),
+    }),
+    {
+      group: STORAGE,
+      default: '`sqlite:./data/signet.db`',
+      description:
+        '`sqlite:<path>` (one file, created on first start), `postgres://[user[:password]@]host[:port]/database[?sslmode=…&schema=…]` or `postgresql://…` (PostgreSQL: the provider creates and migrates its schema; replicas share it), `redis://…` / `rediss://…` (one Redis, shared by replicas), `redis+sentinel://[user:password@]host:port[,host:port…]/<primary name>` (a Sentinel group; sentinels with their own credentials: `?sentinel_username=…&sentinel_password=…`), `redis+cluster://[user:password@]host:port[,host:port…]` (a Redis Cluster; `rediss+sentinel://`, `rediss+cluster://` for TLS; see [Operating Signet](operating.md#redis-that-survives-a-node)), or `memory:` (tests only; warns at start; expired entries swept every minute)',
+      example: 'postgres://signet:<password>@db.internal:5432/signet?sslmode=verify-full',
+      env: {
+        value: 'sqlite:./data/signet.db',
+        note: [
+          'sqlite:<path> (one machine), postgres://… or redis://… (replicas share it), memory: (tests only)',
+          'PostgreSQL:     postgres://user:password@host:5432/database?sslmode=verify-full&schema=signet',
+          'Redis Sentinel: redis+sentinel://host:26379,host:26379,host:26379/<primary name>',
+          'Redis Cluster:  redis+cluster://host:6379,host:6379,host:6379   (rediss+… for TLS)',
+        ],
+      },
+    },
+  ),
+  STORAGE_PREFIX: setting(
+    optionalText.transform((v) => v ?? 'signet:'),
+    { group: STORAGE, default: '`signet:`', description: 'key prefix in Redis, so several deployments can share one' },
+  ),
   // PostgreSQL: connections each process keeps open (its pool), and the bound on each statement
   // (the server's statement_timeout; waiting for a free connection is bounded by it too).
-  STORAGE_POOL_SIZE: int(1, 1000, 10),
-  STORAGE_STATEMENT_TIMEOUT_MS: int(100, 600_000, 5000),
-  ENS_RPC_URL: httpUrl(),
-  ENS_UNIVERSAL_RESOLVER: optionalText.transform((value, ctx) => {
-    if (value === undefined) return undefined;
-    if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a 0x-prefixed contract address' });
-      return z.NEVER;
-    }
-    return value as `0x${string}`;
+  STORAGE_POOL_SIZE: setting(int(1, 1000, 10), {
+    group: STORAGE,
+    default: '`10`',
+    description:
+      "PostgreSQL: connections each provider process keeps open at most. Replicas × pool size must stay below the server's `max_connections` (less what else connects)",
   }),
-  ENS_CACHE_TTL: int(0, 7 * 24 * 3600, 3600),
-  ENS_TIMEOUT_MS: int(100, 60_000, 2000),
-  ENS_CCIP_READ: bool(true),
-  RPC_TIMEOUT_MS: int(100, 60_000, 5000),
-  ACCESS_CACHE_SECONDS: int(0, 3600, 60),
-  CHAIN_IDS: chainIds(),
-  SOLANA_NETWORKS: listOf(SOLANA_NETWORKS),
-  CLOCK_SKEW_SECONDS: int(0, 600, 60),
-  CLIENTS_FILE: optionalText,
-  COOKIE_KEYS: optionalText.transform((value, ctx) => {
-    if (value === undefined) return undefined;
-    const keys = value.split(',').map((s) => s.trim());
-    if (keys.some((k) => k.length < 32)) {
-      ctx.addIssue({ code: 'custom', message: 'must be comma-separated secrets of 32+ characters each (newest first)' });
-      return z.NEVER;
-    }
-    if (keys.some(isPlaceholderSecret)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'holds an example placeholder; set random secrets (e.g. openssl rand -base64 32)',
-      });
-      return z.NEVER;
-    }
-    return keys;
+  STORAGE_STATEMENT_TIMEOUT_MS: setting(int(100, 600_000, 5000), {
+    group: STORAGE,
+    default: '`5000`',
+    description:
+      "PostgreSQL: the server's `statement_timeout` on each connection; the provider also stops waiting for an answer a second later (a frozen server or network), and for a free pooled connection after this long. A request that meets any of them answers 503",
   }),
-  TRUST_PROXY: bool(),
-  ALLOW_PRIVATE_FETCH: bool(),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-  LOG_FORMAT: oneOf(['auto', 'json', 'pretty'] as const, 'auto'),
-  INTERACTION_BODY_LIMIT: int(1024, 1024 * 1024, 32 * 1024),
-  SIWE_STATEMENT: optionalText.transform((value, ctx) => {
-    if (value !== undefined && !/^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= {}]*$/.test(value)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: "may only use letters, digits, spaces and -._~:/?#[]@!$&'()*+,;= (EIP-4361), plus {client} and {host}",
-      });
-      return z.NEVER;
-    }
-    return value;
+  STORAGE_ALLOW_EVICTION: setting(bool(), {
+    group: STORAGE,
+    default: '`false`',
+    description:
+      'start on a Redis whose `maxmemory-policy` is not `noeviction` (a shared cache), with a warning instead of refusing: such a Redis may delete sessions, clients and the markers that make each code usable once',
   }),
-  REGISTRATION_TOKEN: secret(16, { optional: true }),
-  SHUTDOWN_TIMEOUT_MS: int(0, 120_000, 10_000),
-  SHUTDOWN_DRAIN_MS: int(0, 60_000, 5_000),
-  LEGAL_PRIVACY_FILE: optionalText,
-  LEGAL_TERMS_FILE: optionalText,
-  OPERATOR_NAME: optionalText,
-  WALLETCONNECT_PROJECT_ID: optionalText,
-  METRICS_TOKEN: secret(16, { optional: true }),
-  RATE_LIMIT_WINDOW_SECONDS: int(1, 3600, 60),
-  RATE_LIMIT_AUTHORIZATION: int(0, 1_000_000, 300),
-  RATE_LIMIT_INTERACTION: int(0, 1_000_000, 120),
-  RATE_LIMIT_REGISTRATION: int(0, 1_000_000, 60),
-  RATE_LIMIT_TOKEN: int(0, 1_000_000, 600),
-  RATE_LIMIT_FAIL_OPEN: bool(),
-  LOGO_STORAGE_LIMIT: int(0, 2 ** 32, 64 * 1024 * 1024),
-  CLIENT_UNUSED_EXPIRY_DAYS: int(0, 3650, 0),
-  EMAIL_SCOPE: optionalBool(),
-  STORAGE_ALLOW_EVICTION: bool(),
+  CHAIN_IDS: setting(chainIds(), {
+    group: CHAINS,
+    default: '`1` and every chain of `RPC_URLS`',
+    description: 'chains a user may sign in with (`chainIds` in the interaction details)',
+    example: '1,10,8453',
+  }),
+  RPC_TIMEOUT_MS: setting(int(100, 60_000, 5000), {
+    group: CHAINS,
+    default: '`5000`',
+    description: "bound on each contract-wallet RPC call (one retry), and on a gated client's holdings check",
+  }),
+  ACCESS_CACHE_SECONDS: setting(int(0, 3600, 60), {
+    group: CHAINS,
+    default: '`60`',
+    description:
+      'how long a met [access condition](relying-parties.md#gate-a-client-only-holders-may-sign-in) is remembered per account and client, in each process (`0`: check every sign-in and refresh)',
+  }),
+  ENS_RPC_URL: setting(httpUrl(), {
+    group: CHAINS,
+    default: '`ETH_RPC_URL`',
+    description: 'where ENS names and avatars are resolved (no ENS when neither is set)',
+    example: 'https://eth.example/v2/<key>',
+  }),
+  ENS_UNIVERSAL_RESOLVER: setting(
+    optionalText.transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a 0x-prefixed contract address' });
+        return z.NEVER;
+      }
+      return value as `0x${string}`;
+    }),
+    {
+      group: CHAINS,
+      default: "viem's mainnet address",
+      description: 'ENS Universal Resolver contract, for networks other than mainnet',
+    },
+  ),
+  ENS_CACHE_TTL: setting(int(0, 7 * 24 * 3600, 3600), {
+    group: CHAINS,
+    default: '`3600`',
+    description: 'seconds an ENS lookup is cached (in storage, shared by replicas), per address and chain signed on',
+  }),
+  ENS_TIMEOUT_MS: setting(int(100, 60_000, 2000), {
+    group: CHAINS,
+    default: '`2000`',
+    description:
+      'one budget for a whole name lookup (every source, forward check, CCIP-read gateway call and record): a lookup slower than this is abandoned and the address is used',
+  }),
+  ENS_CCIP_READ: setting(bool(true), {
+    group: CHAINS,
+    default: '`true`',
+    description:
+      'follow CCIP-read (EIP-3668) gateways for off-chain and L2 names, within the [limits on gateways](relying-parties.md#ens-names); `false`: a sign-in gets what on-chain resolution gives, and names that need a gateway resolve to the address',
+  }),
+  SOLANA_NETWORKS: setting(listOf(SOLANA_NETWORKS), {
+    group: SOLANA,
+    default: 'none (off)',
+    description:
+      'Sign in with Solana: the clusters a user may sign in with, a comma list of `mainnet`, `devnet`, `testnet` (`solanaNetworks` in the interaction details); empty turns Solana off. Ed25519 is checked offline: it needs no RPC node ([Sign in with Solana](wallets.md#sign-in-with-solana))',
+  }),
+  CLIENTS_FILE: setting(optionalText, {
+    group: CLIENTS,
+    default: 'none',
+    description:
+      'JSON array of pre-registered clients (client metadata with `client_id`, and `client_secret` for confidential clients); each is validated at start',
+    example: '/etc/signet/clients.json',
+  }),
+  REGISTRATION_TOKEN: setting(secret(16, { optional: true }), {
+    group: CLIENTS,
+    default: 'none (open registration)',
+    description: 'when set (16+ characters), `POST /reg` needs `Authorization: Bearer <token>`',
+  }),
+  COOKIE_KEYS: setting(
+    optionalText.transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      const keys = value.split(',').map((s) => s.trim());
+      if (keys.some((k) => k.length < 32)) {
+        ctx.addIssue({ code: 'custom', message: 'must be comma-separated secrets of 32+ characters each (newest first)' });
+        return z.NEVER;
+      }
+      if (keys.some(isPlaceholderSecret)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'holds an example placeholder; set random secrets (e.g. openssl rand -base64 32)',
+        });
+        return z.NEVER;
+      }
+      return keys;
+    }),
+    {
+      group: CLIENTS,
+      default: 'generated once, kept in storage',
+      description: "comma-separated secrets (32+ characters, newest first) that sign the provider's cookies",
+      example: '<32+ random characters>,<the previous key>',
+    },
+  ),
+  SIWE_STATEMENT: setting(
+    optionalText.transform((value, ctx) => {
+      if (value !== undefined && !/^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= {}]*$/.test(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: "may only use letters, digits, spaces and -._~:/?#[]@!$&'()*+,;= (EIP-4361), plus {client} and {host}",
+        });
+        return z.NEVER;
+      }
+      return value;
+    }),
+    {
+      group: CLIENTS,
+      default: '`Sign in to {client} with {host}.`',
+      description: 'the statement of the message; `{client}` and `{host}` are replaced; EIP-4361 characters only',
+    },
+  ),
+  CLOCK_SKEW_SECONDS: setting(int(0, 600, 60), {
+    group: CLIENTS,
+    default: '`60`',
+    description: "tolerance for a wallet's clock on `issuedAt` / `notBefore`",
+  }),
+  WALLETCONNECT_PROJECT_ID: setting(optionalText, {
+    group: CLIENTS,
+    default: 'none',
+    description: 'a WalletConnect Cloud project id: the sign-in page then offers WalletConnect (read at run time, no rebuild)',
+    example: '<project id from cloud.reown.com>',
+  }),
+  INTERACTION_BODY_LIMIT: setting(int(1024, 1024 * 1024, 32 * 1024), {
+    group: CLIENTS,
+    default: '`32768`',
+    description: 'bytes accepted at `POST /interaction/<uid>` (413 beyond); the message itself may have 10,000 characters',
+  }),
+  LOGO_STORAGE_LIMIT: setting(int(0, 2 ** 32, 64 * 1024 * 1024), {
+    group: CLIENTS,
+    default: '`67108864` (64 MiB)',
+    description:
+      "bytes of client logos kept in storage, every client's together; a logo beyond it is not stored (the page draws an initial; a `warn` line says so); `0`: no logo is fetched",
+  }),
+  CLIENT_UNUSED_EXPIRY_DAYS: setting(int(0, 3650, 0), {
+    group: CLIENTS,
+    default: '`0` (off)',
+    description:
+      'remove dynamically registered clients that were registered this many days ago and never completed a sign-in (checked at start and every hour; see `signet clients prune`)',
+  }),
+  RATE_LIMIT_WINDOW_SECONDS: setting(int(1, 3600, 60), {
+    group: RATE,
+    default: '`60`',
+    description: 'window of the rate limits below',
+  }),
+  RATE_LIMIT_AUTHORIZATION: setting(int(0, 1_000_000, 300), {
+    group: RATE,
+    default: '`300`',
+    description:
+      'authorization requests (`GET`/`POST /auth`, hosted `/authorize`, and pushed requests `POST /request`) per client address per window (0 = off): each one creates a sign-in or a pushed request in storage',
+  }),
+  RATE_LIMIT_INTERACTION: setting(int(0, 1_000_000, 120), {
+    group: RATE,
+    default: '`120`',
+    description: 'sign-in attempts (`POST /interaction/<uid>`) per client address per window (0 = off)',
+  }),
+  RATE_LIMIT_REGISTRATION: setting(int(0, 1_000_000, 60), {
+    group: RATE,
+    default: '`60`',
+    description:
+      'registrations and client management calls (`GET`/`PUT`/`DELETE /reg/<id>`, hosted `/client/<id>`) per client address per window (0 = off)',
+  }),
+  RATE_LIMIT_TOKEN: setting(int(0, 1_000_000, 600), {
+    group: RATE,
+    default: '`600`',
+    description: 'token requests per client address per window (0 = off)',
+  }),
+  RATE_LIMIT_FAIL_OPEN: setting(bool(), {
+    group: RATE,
+    default: '`false`',
+    description: 'when the rate-limit counters cannot be reached: refuse with 503 (default) or let requests through',
+  }),
+  EMAIL_SCOPE: setting(optionalBool(), {
+    group: RP,
+    default: '`true` on self-hosted, `false` on hosted',
+    description:
+      'the `email` scope and its claims `email`, `email_verified` (supported and advertised); on hosted, `true` adds them to the published `scopes_supported` / `claims_supported`. A client still receives an address only when it opted in ([email](relying-parties.md#an-email-for-relying-parties-that-need-one))',
+  }),
+  LEGAL_PRIVACY_FILE: setting(optionalText, {
+    group: LEGAL,
+    default: 'built-in text',
+    description:
+      'the privacy policy served at `/legal/privacy` (advertised as `op_policy_uri`): a `.html` file is used as HTML, any other as plain text',
+    example: '/etc/signet/privacy.html',
+  }),
+  LEGAL_TERMS_FILE: setting(optionalText, {
+    group: LEGAL,
+    default: 'built-in text',
+    description:
+      'the terms of use served at `/legal/terms` (advertised as `op_tos_uri`): a `.html` file is used as HTML, any other as plain text',
+  }),
+  OPERATOR_NAME: setting(optionalText, {
+    group: LEGAL,
+    default: '`the operator of <host>`',
+    description: 'who runs this instance, named in the built-in legal texts',
+  }),
+  TRUST_PROXY: setting(bool(), {
+    group: OPS,
+    default: '`false`',
+    description:
+      'behind one reverse proxy: trust its `X-Forwarded-Proto` (https detection) and take the client address (rate limits) from the last `X-Forwarded-For` entry, the one that proxy appended; never trusted otherwise',
+  }),
+  ALLOW_PRIVATE_FETCH: setting(bool(), {
+    group: OPS,
+    default: '`false`',
+    description:
+      'development only: let the provider fetch client `jwks_uri` / `sector_identifier_uri` documents, logos and CCIP-read gateways from loopback and private addresses (and gateways over `http`), and accept such (or `http`) ENS avatar URLs (all refused by default: SSRF protection, one list of special-use ranges for every outbound request)',
+  }),
+  METRICS_TOKEN: setting(secret(16, { optional: true }), {
+    group: OPS,
+    default: 'none (open)',
+    description: 'when set (16+ characters), `GET /metrics` needs `Authorization: Bearer <token>`',
+  }),
+  LOG_LEVEL: setting(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'), {
+    group: OPS,
+    default: '`info`',
+    description:
+      '`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent` (JSON logs with pino; secrets and signatures redacted)',
+  }),
+  LOG_FORMAT: setting(oneOf(['auto', 'json', 'pretty'] as const, 'auto'), {
+    group: OPS,
+    default: '`auto`',
+    description:
+      "`json`, `pretty` (readable, coloured lines via pino-pretty), or `auto`: pretty when stdout is a terminal and `NODE_ENV` is not `production`, JSON otherwise. Every request logs one access line: request id (`X-Request-Id`, also sent back; a proxy's own id is kept only with `TRUST_PROXY`), method, route, path without the query string, status, latency in ms, client address. `/health` and `/metrics` log at `debug`. Codes, tokens, client secrets, signatures and cookies never appear",
+  }),
+  AUDIT_LOG: setting(
+    optionalText.transform((value): AuditDestination => {
+      const v = value ?? 'off';
+      return v === 'off' || v === 'stdout' || v === 'stderr' ? v : { file: v };
+    }),
+    {
+      group: OPS,
+      default: '`off`',
+      description:
+        'where [audit events](operating.md#audit-events) go, as JSON lines: `off`, `stdout`, `stderr`, or a file path (appended to; its directory is created)',
+      example: '/var/log/signet/audit.jsonl',
+    },
+  ),
+  SHUTDOWN_TIMEOUT_MS: setting(int(0, 120_000, 10_000), {
+    group: OPS,
+    default: '`10000`',
+    description: 'on SIGTERM, how long in-flight requests may take before connections are closed',
+  }),
+  SHUTDOWN_DRAIN_MS: setting(int(0, 60_000, 5_000), {
+    group: OPS,
+    default: '`5000`',
+    description:
+      'on SIGTERM, how long the provider keeps serving with `/health/ready` answering 503 (so a load balancer stops sending traffic first) before it stops accepting connections; `0`: stop at once',
+  }),
+  OTEL_TRACES_EXPORTER: setting(
+    optionalText.transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      const exporters = value.split(',').map((v) => v.trim());
+      const unknown = exporters.find((v) => !['otlp', 'console', 'none'].includes(v));
+      if (unknown !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `must be otlp, console or none (comma-separated); ${unknown} is not shipped` });
+        return z.NEVER;
+      }
+      return exporters.includes('none') ? [] : (exporters as ('otlp' | 'console')[]);
+    }),
+    {
+      group: OTEL,
+      default: 'none (tracing off)',
+      description:
+        '`otlp` (and/or `console`, comma-separated) turns [OpenTelemetry traces](operating.md#traces) on; `none` keeps them off. Unset, tracing is on only when an OTLP endpoint below is set',
+    },
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: setting(httpUrl(), {
+    group: OTEL,
+    default: "none (the SDK's `http://localhost:4318` once on)",
+    description: 'the collector; setting it turns tracing on (the SDK appends `/v1/traces`)',
+    example: 'http://otel-collector:4318',
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting(httpUrl(), {
+    group: OTEL,
+    default: 'none',
+    description:
+      'the collector for traces only, used as given (overrides `OTEL_EXPORTER_OTLP_ENDPOINT`); setting it turns tracing on',
+  }),
+  OTEL_EXPORTER_OTLP_PROTOCOL: setting(otlpProtocol, {
+    group: OTEL,
+    default: '`http/protobuf`',
+    description: '`http/protobuf` or `http/json` (`grpc` is not shipped and stops the start)',
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: setting(otlpProtocol, {
+    group: OTEL,
+    default: '`OTEL_EXPORTER_OTLP_PROTOCOL`',
+    description: 'the protocol for traces only: `http/protobuf` or `http/json`',
+  }),
+  OTEL_SERVICE_NAME: setting(optionalText, {
+    group: OTEL,
+    default: '`signet-provider`',
+    description: 'the `service.name` of every span (`OTEL_RESOURCE_ATTRIBUTES` adds more)',
+  }),
   // OpenTelemetry: the standard variables, checked here; the SDK reads them (and every other
   // OTEL_* it knows, such as OTEL_EXPORTER_OTLP_HEADERS) itself when tracing is on.
-  OTEL_SDK_DISABLED: bool(),
-  OTEL_TRACES_EXPORTER: optionalText.transform((value, ctx) => {
-    if (value === undefined) return undefined;
-    const exporters = value.split(',').map((v) => v.trim());
-    const unknown = exporters.find((v) => !['otlp', 'console', 'none'].includes(v));
-    if (unknown !== undefined) {
-      ctx.addIssue({ code: 'custom', message: `must be otlp, console or none (comma-separated); ${unknown} is not shipped` });
-      return z.NEVER;
-    }
-    return exporters.includes('none') ? [] : (exporters as ('otlp' | 'console')[]);
-  }),
-  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl(),
-  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
-  OTEL_SERVICE_NAME: optionalText,
-  AUDIT_LOG: optionalText.transform((value): AuditDestination => {
-    const v = value ?? 'off';
-    return v === 'off' || v === 'stdout' || v === 'stderr' ? v : { file: v };
+  OTEL_SDK_DISABLED: setting(bool(), {
+    group: OTEL,
+    default: '`false`',
+    description: '`true`: no tracing, whatever the other `OTEL_*` say',
   }),
 };
 
-/** Every environment variable the provider reads (README and .env.example list each one). */
+/** Every environment variable the provider reads (docs/configuration.md and .env.example list each one). */
 export const SETTING_NAMES: readonly string[] = [...Object.keys(schema), ...RPC_SETTING_NAMES];
+
+/**
+ * Every setting with its documentation, by group: what docs/configuration.md and .env.example are
+ * made from (npm run docs:settings). The RPC settings are read by @signet/settings (readRpcUrls).
+ */
+export function settingsReference(): SettingEntry[] {
+  const entries = settingEntries({ ...rpcSettings(CHAINS), SIGNATURE_VERIFIERS: signatureVerifiersSetting(CHAINS), ...schema });
+  return SETTING_GROUPS.flatMap((group) => entries.filter((entry) => entry.doc.group === group));
+}
 
 /** An operator-supplied legal text: HTML (trusted, from the operator's file) or plain text. */
 export type LegalText = { format: 'html' | 'text'; content: string };

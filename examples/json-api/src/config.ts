@@ -11,8 +11,13 @@ import {
   readRpcUrls,
   readSettings,
   readSignatureVerifiers,
+  rpcSettings,
+  type SettingEntry,
   SettingsError,
   secret,
+  setting,
+  settingEntries,
+  signatureVerifiersSetting,
   text,
 } from '@signet/settings';
 import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws';
@@ -48,17 +53,57 @@ export type JsonApiConfig = {
  */
 export const localDevelopmentDomains = (port: number) => [`localhost:${port}`, `127.0.0.1:${port}`];
 
+const GROUP = 'Application B';
+
 const schema = {
-  PORT: int(1, 65535, 3003),
-  HOST: listenHost('127.0.0.1'),
-  NODE_ENV: oneOf(['development', 'production', 'test'] as const, 'development'),
-  FRONTEND_DOMAIN: text(),
-  REDIS_URL: text(),
-  TRUST_PROXY: bool(),
-  CHAIN_IDS: chainIds(),
-  SOLANA_NETWORKS: listOf(SOLANA_NETWORKS),
-  TOKEN_SECRET: secret(32, { optional: true }),
+  PORT: setting(int(1, 65535, 3003), { group: GROUP, default: '`3003`', description: 'listen port' }),
+  HOST: setting(listenHost('127.0.0.1'), {
+    group: GROUP,
+    default: '`127.0.0.1`',
+    description:
+      'listen address: loopback, so an example started on a laptop is not reachable from the network; `0.0.0.0` (or `::`) for every interface, behind a proxy',
+  }),
+  NODE_ENV: setting(oneOf(['development', 'production', 'test'] as const, 'development'), {
+    group: GROUP,
+    default: '`development`',
+    description:
+      '`development` (stacks in errors), `production` (no stacks, no stats, allow-list = `FRONTEND_DOMAIN` only), `test`',
+  }),
+  FRONTEND_DOMAIN: setting(text(), {
+    group: GROUP,
+    default: 'none (required in production)',
+    description: "the front end's `host[:port]` (or origin): added to the domain allow-list, and the only origin CORS allows",
+  }),
+  REDIS_URL: setting(text(), {
+    group: GROUP,
+    default: 'none (memory)',
+    description: 'keep nonces in Redis, shared by instances',
+  }),
+  TRUST_PROXY: setting(bool(), {
+    group: GROUP,
+    default: '`false`',
+    description: "behind one proxy: the rate limit's client address is the last `X-Forwarded-For` entry (the proxy's)",
+  }),
+  CHAIN_IDS: setting(chainIds(), {
+    group: GROUP,
+    default: '`1` and every chain of `RPC_URLS`',
+    description: 'chains a message may name',
+  }),
+  SOLANA_NETWORKS: setting(listOf(SOLANA_NETWORKS), {
+    group: GROUP,
+    default: 'none (off)',
+    description: 'Solana clusters a Sign In With Solana message may name: `mainnet`, `devnet`, `testnet`',
+  }),
+  TOKEN_SECRET: setting(secret(32, { optional: true }), {
+    group: GROUP,
+    default: 'generated per process (required in production, 32+ characters)',
+    description: 'signs the access tokens',
+  }),
 };
+
+/** This app's settings with their documentation (npm run docs:settings renders them). */
+export const settingsReference = (): SettingEntry[] =>
+  settingEntries({ ...schema, ...rpcSettings(GROUP), SIGNATURE_VERIFIERS: signatureVerifiersSetting(GROUP) });
 
 export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
   const s = readSettings(schema, env);

@@ -9,8 +9,13 @@ import {
   readRpcUrls,
   readSettings,
   readSignatureVerifiers,
+  rpcSettings,
+  type SettingEntry,
   SettingsError,
   secret,
+  setting,
+  settingEntries,
+  signatureVerifiersSetting,
   text,
 } from '@signet/settings';
 
@@ -39,18 +44,62 @@ export type SessionAppConfig = {
   rateLimits: { nonce: number; verify: number };
 };
 
+const GROUP = 'Application A';
+
 const schema = {
-  PORT: int(1, 65535, 3002),
-  HOST: listenHost('127.0.0.1'),
-  SESSION_SECRET: secret(32),
-  EXPECTED_DOMAIN: text(),
-  CHAIN_IDS: chainIds(),
-  REDIS_URL: text(),
-  NODE_ENV: oneOf(['development', 'production', 'test'] as const, 'development'),
-  TRUST_PROXY: bool(),
-  RATE_LIMIT_NONCE: int(1, 1_000_000, 60),
-  RATE_LIMIT_VERIFY: int(1, 1_000_000, 50),
+  PORT: setting(int(1, 65535, 3002), { group: GROUP, default: '`3002`', description: 'listen port' }),
+  HOST: setting(listenHost('127.0.0.1'), {
+    group: GROUP,
+    default: '`127.0.0.1`',
+    description:
+      'listen address: loopback, so an example started on a laptop is not reachable from the network; `0.0.0.0` (or `::`) for every interface, behind a proxy',
+  }),
+  SESSION_SECRET: setting(secret(32), {
+    group: GROUP,
+    default: 'required',
+    description: '32+ characters; encrypts the session cookie (start is refused otherwise)',
+  }),
+  EXPECTED_DOMAIN: setting(text(), {
+    group: GROUP,
+    default: 'a loopback `Host` header, else `localhost:<PORT>` (development only; required in production)',
+    description: 'the `host[:port]` messages must name',
+  }),
+  CHAIN_IDS: setting(chainIds(), {
+    group: GROUP,
+    default: '`1` and every chain of `RPC_URLS`',
+    description: 'chains a message may name (`CHAIN_NOT_ALLOWED` otherwise)',
+  }),
+  REDIS_URL: setting(text(), {
+    group: GROUP,
+    default: 'none (memory)',
+    description: 'keep issued nonces and ended sessions in Redis, shared by several instances',
+  }),
+  NODE_ENV: setting(oneOf(['development', 'production', 'test'] as const, 'development'), {
+    group: GROUP,
+    default: '`development`',
+    description: '`production` makes the cookie Secure',
+  }),
+  TRUST_PROXY: setting(bool(), {
+    group: GROUP,
+    default: '`false`',
+    description: "behind one proxy: the client address is the last `X-Forwarded-For` entry (the proxy's)",
+  }),
+  RATE_LIMIT_NONCE: setting(int(1, 1_000_000, 60), {
+    group: GROUP,
+    default: '`60`',
+    description: '`GET /api/nonce` per client address per minute',
+  }),
+  RATE_LIMIT_VERIFY: setting(int(1, 1_000_000, 50), {
+    group: GROUP,
+    default: '`50`',
+    description:
+      '`POST /api/verify` per client address per 15 minutes (the spec recommends 5 for a public deployment: set `RATE_LIMIT_VERIFY=5`)',
+  }),
 };
+
+/** This app's settings with their documentation (npm run docs:settings renders them). */
+export const settingsReference = (): SettingEntry[] =>
+  settingEntries({ ...schema, ...rpcSettings(GROUP), SIGNATURE_VERIFIERS: signatureVerifiersSetting(GROUP) });
 
 export function loadSessionAppConfig(env: Env = process.env): SessionAppConfig {
   const s = readSettings(schema, env);

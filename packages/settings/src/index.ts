@@ -5,6 +5,17 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { setting } from './reference.ts';
+
+export {
+  renderEnvExample,
+  renderSettingsTables,
+  replaceGenerated,
+  type SettingDoc,
+  type SettingEntry,
+  setting,
+  settingEntries,
+} from './reference.ts';
 
 export class SettingsError extends Error {
   override readonly name: string = 'SettingsError';
@@ -203,21 +214,35 @@ export const rpcUrlList = () =>
 /** The settings every app reads for its RPC nodes: `ETH_RPC_URL` (chain 1) and `RPC_URLS` (more chains). */
 export const RPC_SETTING_NAMES = ['ETH_RPC_URL', 'RPC_URLS', 'SIGNATURE_VERIFIERS'] as const;
 
+/** `ETH_RPC_URL` and `RPC_URLS`, documented; `group` is the heading they are listed under. */
+export const rpcSettings = (group: string) => ({
+  ETH_RPC_URL: setting(
+    text().transform((value, ctx) => {
+      if (value !== undefined && !isHttpUrl(value)) {
+        ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+        return z.NEVER;
+      }
+      return value;
+    }),
+    {
+      group,
+      default: 'none',
+      description:
+        'JSON-RPC endpoint of chain 1 (Ethereum mainnet): needed for contract wallets (EIP-1271, EIP-6492, ERC-8010) signed on chain 1, and for ENS names',
+      example: 'https://eth.example/v2/<key>',
+    },
+  ),
+  RPC_URLS: setting(rpcUrlList(), {
+    group,
+    default: 'none',
+    description: 'JSON-RPC endpoints of more chains, as `<chainId>=<URL>` entries, comma-separated (each chain once)',
+    example: '137=https://polygon.example,10=https://optimism.example',
+  }),
+});
+
 /** chainId → RPC URL from `ETH_RPC_URL` and `RPC_URLS`; throws SettingsError naming the variable. */
 export function readRpcUrls(env: Env): Record<number, string> {
-  const s = readSettings(
-    {
-      ETH_RPC_URL: text().transform((value, ctx) => {
-        if (value !== undefined && !isHttpUrl(value)) {
-          ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
-          return z.NEVER;
-        }
-        return value;
-      }),
-      RPC_URLS: rpcUrlList(),
-    },
-    env,
-  );
+  const s = readSettings(rpcSettings(''), env);
   const urls = { ...s.RPC_URLS };
   if (s.ETH_RPC_URL !== undefined) {
     if (1 in urls) throw new SettingsError('RPC_URLS: sets chain 1 again (ETH_RPC_URL already is chain 1; each chain once)');
@@ -235,36 +260,50 @@ export function readRpcUrls(env: Env): Record<number, string> {
 export function readSignatureVerifiers(env: Env, rpcUrls: Readonly<Record<number, string>>): Record<number, `0x${string}`> {
   const s = readSettings(
     {
-      SIGNATURE_VERIFIERS: text().transform((value, ctx) => {
-        const verifiers: Record<number, `0x${string}`> = {};
-        for (const entry of (value ?? '').split(',')) {
-          const trimmed = entry.trim();
-          if (trimmed === '') continue;
-          const match = /^([1-9][0-9]*)\s*=\s*(0x[0-9a-fA-F]{40})$/.exec(trimmed);
-          if (!match) {
-            ctx.addIssue({
-              code: 'custom',
-              message: `entry ${JSON.stringify(trimmed)} must look like <chainId>=<0x contract address>`,
-            });
-            return z.NEVER;
-          }
-          const chainId = Number(match[1]);
-          if (chainId in verifiers) {
-            ctx.addIssue({ code: 'custom', message: `sets chain ${chainId} again (each chain once)` });
-            return z.NEVER;
-          }
-          if (!(chainId in rpcUrls)) {
-            ctx.addIssue({ code: 'custom', message: `chain ${chainId} has no RPC node (ETH_RPC_URL / RPC_URLS)` });
-            return z.NEVER;
-          }
-          verifiers[chainId] = match[2] as `0x${string}`;
-        }
-        return verifiers;
-      }),
+      SIGNATURE_VERIFIERS: signatureVerifiersSchema(rpcUrls),
     },
     env,
   );
   return s.SIGNATURE_VERIFIERS;
+}
+
+/** `SIGNATURE_VERIFIERS`, documented, for a list of settings (its chains are checked against `rpcUrls`). */
+export const signatureVerifiersSetting = (group: string, rpcUrls: Readonly<Record<number, string>> = {}) =>
+  setting(signatureVerifiersSchema(rpcUrls), {
+    group,
+    default: "zkSync Era (324), Abstract (2741) and their testnets (300, 11124): viem's addresses",
+    description:
+      'a deployed ERC-6492 verifier per chain, `<chainId>=<contract address>` entries (added to, and overriding, the built-in ones; each chain needs an RPC node): for chains where a deployless `eth_call` cannot run, so a wallet that is not deployed yet can be checked there',
+    example: '324=0x…,2741=0x…',
+  });
+
+function signatureVerifiersSchema(rpcUrls: Readonly<Record<number, string>>) {
+  return text().transform((value, ctx) => {
+    const verifiers: Record<number, `0x${string}`> = {};
+    for (const entry of (value ?? '').split(',')) {
+      const trimmed = entry.trim();
+      if (trimmed === '') continue;
+      const match = /^([1-9][0-9]*)\s*=\s*(0x[0-9a-fA-F]{40})$/.exec(trimmed);
+      if (!match) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `entry ${JSON.stringify(trimmed)} must look like <chainId>=<0x contract address>`,
+        });
+        return z.NEVER;
+      }
+      const chainId = Number(match[1]);
+      if (chainId in verifiers) {
+        ctx.addIssue({ code: 'custom', message: `sets chain ${chainId} again (each chain once)` });
+        return z.NEVER;
+      }
+      if (!(chainId in rpcUrls)) {
+        ctx.addIssue({ code: 'custom', message: `chain ${chainId} has no RPC node (ETH_RPC_URL / RPC_URLS)` });
+        return z.NEVER;
+      }
+      verifiers[chainId] = match[2] as `0x${string}`;
+    }
+    return verifiers;
+  });
 }
 
 /**
