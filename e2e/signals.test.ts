@@ -5,7 +5,7 @@
  * JavaScript (npm test builds first).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,6 +128,7 @@ describe('SIGTERM stops every documented way of running a server: exit 0, nothin
 
   it('npm start, exactly as README says: SIGTERM to npm stops start.mjs, the provider and the client, and frees both ports', async () => {
     const [providerPort, clientPort] = [await freePort(), await freePort()];
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'signet-start-')), 'data');
     // `npm start` itself (npm, then the script line), not `node scripts/start.mjs`: npm runs a
     // script through `sh -c`, and a shell between npm and node would keep the signal from it.
     const child = spawn('npm', ['start'], {
@@ -136,16 +137,29 @@ describe('SIGTERM stops every documented way of running a server: exit 0, nothin
         ...process.env,
         PROVIDER_PORT: String(providerPort),
         CLIENT_PORT: String(clientPort),
-        SIGNET_DATA_DIR: mkdtempSync(join(tmpdir(), 'signet-start-')),
+        // A data directory that does not exist yet, and a session secret given (so start.mjs
+        // writes none): the provider and the client race to create it.
+        SIGNET_DATA_DIR: dataDir,
+        SESSION_SECRET: 'k9V2x7Qp0ZrT4mB8sL1wYc3N-start-test',
         SIGNET_START_SKIP_BUILD: '1',
         SHUTDOWN_DRAIN_MS: '0',
         LOG_LEVEL: 'warn',
       },
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.on('data', (chunk) => {
+      output += chunk;
     });
     const done = exited(child);
     await waitForHealth(`http://127.0.0.1:${providerPort}/health`);
     await waitForHealth(`http://127.0.0.1:${clientPort}/`);
+    // ./data holds the provider's keys: made for this user only, and nothing warns about it.
+    expect((statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
+    expect(output).not.toMatch(/accessible to other users/);
     const below = await descendants(child.pid as number);
     // start.mjs, the provider and the client (and nothing of npm's own that would outlive it).
     expect(below.length).toBeGreaterThanOrEqual(3);

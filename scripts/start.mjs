@@ -28,9 +28,11 @@ if (process.env.SIGNET_START_SKIP_BUILD !== '1' || !built.every((file) => exists
 const env = { ...process.env };
 const dataDir = env.SIGNET_DATA_DIR ?? join(root, 'data');
 env.STORAGE_URL ??= `sqlite:${join(dataDir, 'signet.db')}`;
+// Made here, before the provider and the client start, and for this user only: it holds the
+// provider's keys and the client's registration (either child creating it first made it 0755).
+mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 if (!env.SESSION_SECRET) {
   const file = join(dataDir, 'client-session-secret');
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
   env.SESSION_SECRET = readFileSync(file, 'utf8').trim();
   console.log(`start: SESSION_SECRET not set; the client uses the development secret in ${file}`);

@@ -85,7 +85,8 @@ async function register(config: ClientConfig): Promise<Registration> {
 async function registerOnce(config: ClientConfig, options: RegistrationOptions): Promise<Registration> {
   const stored = await readStored(config);
   if (stored) return stored;
-  await mkdir(config.dataDir, { recursive: true });
+  // The registration holds the client's secret: only this user may read it (and any parent created here).
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const lock = `${fileOf(config)}.lock`;
   const deadline = Date.now() + (options.waitMs ?? 15_000);
   for (;;) {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -394,10 +394,15 @@ describe('reference client settings', () => {
       dataDir: './data',
       production: false,
     });
+    // A DATA_DIR that does not exist yet (not ./data: a test leaves nothing in the repository).
+    const dataDir = join(tempDir(), 'state', 'client');
     const { app } = buildClientApp(
-      loadClientConfig({ SESSION_SECRET: SECRET, NODE_ENV: 'production', ISSUER: 'http://127.0.0.1:9' }),
+      loadClientConfig({ SESSION_SECRET: SECRET, NODE_ENV: 'production', ISSUER: 'http://127.0.0.1:9', DATA_DIR: dataDir }),
     );
     const response = await app.request('/api/auth/login');
+    // The registration keeps the client's secret there: made for this user only (a 0755 ./data
+    // made by the client was what the provider then warned about at npm start).
+    for (const dir of [dataDir, join(dataDir, '..')]) expect((statSync(dir).mode & 0o777).toString(8)).toBe('700');
     // The provider is unreachable here, so login ends at / with an error, but the session cookie policy shows.
     expect(response.status).toBe(302);
     expect(new URL(response.headers.get('location') as string, 'http://x').searchParams.get('error')).toBe(

@@ -57,6 +57,17 @@ describe('hosted profile (PROFILE=hosted)', () => {
     }
   });
 
+  it('discovery answers at the issuer with the well-known path appended as written (`<issuer>/.well-known/…`, a double slash: django-allauth)', async () => {
+    const { issuer } = await (await fetch(`${base}/.well-known/openid-configuration`)).json();
+    const appended = await fetch(`${issuer}/.well-known/openid-configuration`);
+    expect(new URL(`${issuer}/.well-known/openid-configuration`).pathname).toBe('//.well-known/openid-configuration');
+    expect(appended.status).toBe(200);
+    expect(appended.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(await appended.json()).toEqual(await (await fetch(`${base}/.well-known/openid-configuration`)).json());
+    // Only that path: another double-slash path is still unknown.
+    expect((await fetch(`${base}//jwk`)).status).toBe(404);
+  });
+
   it('serves the privacy policy and terms as real pages', async () => {
     const d = await (await fetch(`${base}/.well-known/openid-configuration`)).json();
     for (const url of [d.op_policy_uri, d.op_tos_uri]) {
