@@ -2,7 +2,7 @@
 /**
  * After `npm install`: build everything (`npm run build`), so `npm start`, `npm run provider`
  * and the `signet` executable work at once. A production tree installed without devDependencies
- * has no compiler: then there is nothing to build here (build before pruning; see README).
+ * has no compiler: then there is nothing to build here (build before pruning; see docs/operating.md, "Production install").
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * `npm run docs:settings`: renders every app's settings, from the descriptions beside their
  * validation (`setting(schema, doc)` in each config.ts), into docs/configuration.md, each app's
- * README and .env.example. `--check` writes nothing and exits 1 when a page is stale (a test runs
+ * README, and .env.example. `--check` writes nothing and exits 1 when a page is stale (a test runs
  * the same comparison).
  */
 import { readFileSync, writeFileSync } from 'node:fs';

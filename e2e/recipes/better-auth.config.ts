@@ -3,7 +3,7 @@ import { genericOAuth } from 'better-auth/plugins';
 
 /**
  * better-auth's genericOAuth plugin with Signet. better-auth creates users by email: ask for the
- * `email` scope, and have the operator give this client an address source (README, "An email
+ * `email` scope, and have the operator give this client an address source (docs/relying-parties.md, "An email
  * for relying parties that need one"). No profile mapping is needed.
  */
 export function signetBetterAuth(env: {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 const USAGE = `usage: signet <command> [options]
 
 commands:
-  provider        start the OpenID Connect provider (settings from the environment; see README)
+  provider        start the OpenID Connect provider (settings from the environment: docs/configuration.md)
   clients …       add, list or remove registered clients   (signet clients --help)
   keys …          list or rotate the signing keys          (signet keys --help)
   storage …       migrate the PostgreSQL schema, copy between storages (signet storage --help)
@@ -26,7 +26,7 @@ options:
 const PROVIDER_USAGE = `usage: signet provider
 
 Starts the provider. Every setting comes from the environment (PORT, ISSUER, PROFILE,
-STORAGE_URL, …; README lists them all with their defaults). SIGTERM or SIGINT stops it
+STORAGE_URL, …; docs/configuration.md lists them all with their defaults). SIGTERM or SIGINT stops it
 gracefully: /health/ready answers 503 at once while requests are still served for
 SHUTDOWN_DRAIN_MS, then in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), storage is
 closed, exit 0.`;

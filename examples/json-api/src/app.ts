@@ -1,6 +1,6 @@
 /**
  * Application B: a stateless JSON API that verifies Sign-In with Ethereum messages, and Sign In
- * With Solana ones when SOLANA_NETWORKS names a cluster; README ("Application B") lists its
+ * With Solana ones when SOLANA_NETWORKS names a cluster; its README lists its
  * routes, processing order, messages and status codes.
  */
 import { clientIp, rateLimit } from '@signet/hono-kit';

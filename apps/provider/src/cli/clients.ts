@@ -63,12 +63,12 @@ export const clientCommands: Record<string, Command> = {
   --id <client_id>                  choose the client_id (default: a random UUID)
   --access-conditions <json>        only holders may sign in, e.g.
                                     '{"match":"all","conditions":[{"type":"erc721",
-                                    "chainId":1,"contract":"0x…"}]}' (README, "Gate a client")
+                                    "chainId":1,"contract":"0x…"}]}' (docs/relying-parties.md, "Gate a client")
   --ens-email                       with scope email, release the ENS email text record (unverified)
-  --synthetic-email-domain <domain> with scope email, <address>@<domain> (unverified; README, "email")
-  --subject-chain <signed|any>      any: one sub for an EOA on every chain (README, "Chain-independent subject")
+  --synthetic-email-domain <domain> with scope email, <address>@<domain> (unverified; docs/relying-parties.md, "email")
+  --subject-chain <signed|any>      any: one sub for an EOA on every chain (docs/relying-parties.md, "Chain-independent subject")
   --account-namespaces <list>       the kinds of account that may sign in: eip155, solana, or
-                                    eip155,solana (README, "Register a client")
+                                    eip155,solana (docs/relying-parties.md, "Register a client")
   --json                            print JSON
 
 The client secret is printed once and never again: store it now.`,

@@ -7,7 +7,7 @@
  */
 import { errors } from 'oidc-provider';
 
-/** The limits (README, "Register a client", lists them). */
+/** The limits (docs/relying-parties.md, "Register a client", lists them). */
 export const METADATA_LIMITS = {
   /** Characters of `client_name` (shown on the wallet page). */
   clientName: 100,

@@ -1,7 +1,7 @@
 /**
  * Audit events: one JSON line per security-relevant event, on a stream of their own (AUDIT_LOG:
  * off, stdout, stderr or a file path). Every line carries `"type": "audit"`, an `event` name and
- * `time` (ISO 8601), then the event's fields (README, "Audit events", lists them all). A line
+ * `time` (ISO 8601), then the event's fields (docs/operating.md, "Audit events", lists them all). A line
  * never holds a secret, a token, a code or a message signature: each event names its fields
  * explicitly, and any field whose name says it is a secret is dropped on the way out.
  */
