@@ -183,7 +183,7 @@ describe('client logos are served by the provider (no third-party request from t
       const total = await store.increment('logos:total-bytes', 3600, 0);
       expect({ total, stored }).toEqual({ total: stored, stored });
       expect(stored).toBeLessThanOrEqual(limit);
-      expect(await store.keys('logo-lock:')).toEqual([]);
+      expect(await store.keys('lock:logo:')).toEqual([]);
       // Removing both clients brings the total back to zero.
       for (const client of clients) {
         await fetch(`${provider.url}/reg/${client.id}`, {

@@ -11,6 +11,7 @@ import type Router from '@koa/router';
 import type { Provider } from 'oidc-provider';
 import { contentTypeOf, fetchPublic } from '../outbound/public-fetch.ts';
 import type { Store } from '../storage/index.ts';
+import { withLock } from '../storage/lock.ts';
 import { clientFields } from './rules.ts';
 
 const MAX_BYTES = 256 * 1024;
@@ -63,27 +64,12 @@ const TOTAL_TTL_SECONDS = 100 * 365 * 24 * 3600;
 
 /**
  * One change of a client's logo at a time, on every replica: the entry and the total change
- * together from what was read under the claim. Two concurrent updates of one client once both
- * read the same entry and took its bytes off the total twice (the total went negative, and more
- * than the limit was stored). The claim is the store's atomic setIfAbsent; it is given back with
- * the request's writes (or lapses after LOCK_SECONDS if a process dies holding it).
+ * together from what was read under the claim (storage/lock.ts). Two concurrent updates of one
+ * client once both read the same entry and took its bytes off the total twice (the total went
+ * negative, and more than the limit was stored).
  */
-const lockKey = (clientId: string) => `logo-lock:${clientId}`;
-const LOCK_SECONDS = 20;
-const LOCK_WAIT_MS = 15_000;
-
-async function oneChangeAtATime<T>(store: Store, clientId: string, change: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  while (!(await store.setIfAbsent(lockKey(clientId), String(process.pid), LOCK_SECONDS))) {
-    if (Date.now() > deadline) throw new Error(`another change of client ${clientId}'s logo did not end in time`);
-    await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 50));
-  }
-  try {
-    return await change();
-  } finally {
-    await store.delete(lockKey(clientId));
-  }
-}
+const oneChangeAtATime = <T>(store: Store, clientId: string, change: () => Promise<T>) =>
+  withLock(store, `logo:${clientId}`, change);
 
 /** A client's stored logo: the URI it came from and, when the fetch succeeded, the image. */
 type StoredLogo = { uri: string; type?: string; body?: string; size?: number };

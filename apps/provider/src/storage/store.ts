@@ -65,5 +65,5 @@ export async function applyInOrder(store: Pick<Store, 'set' | 'delete' | 'addToS
 
 /** Storage could not be reached or failed: the provider answers 503 for requests that need it. */
 export class StorageUnavailableError extends Error {
-  override readonly name = 'StorageUnavailableError';
+  override readonly name: string = 'StorageUnavailableError';
 }
