@@ -13,10 +13,10 @@ const LAYERS = [
   ['storage'],
   ['records', 'observability'],
   ['errors.ts', 'http'],
-  ['clients', 'onchain'],
+  ['clients', 'onchain', 'accounts'],
   ['relying-party', 'redirects'],
   ['signin'],
-  ['oidc'],
+  ['oidc', 'account-page'],
   ['cli', 'app.ts', 'cli.ts', 'server.ts', 'bin.ts', 'index.ts', 'services.ts'],
 ];
 const paths = (names) => `${SRC}(${names.map((n) => n.replace('.', '[.]') + (n.endsWith('.ts') ? '$' : '/')).join('|')})`;
@@ -28,8 +28,8 @@ const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
   from: { path: paths(layer), pathNot: '\\.test\\.ts$' },
   to: {
     path: paths(LAYERS.slice(i + 1).flat()),
-    // The sign-in routes take the services app.ts builds (a type made only of lower layers' types).
-    pathNot: i === 6 ? `${SRC}services[.]ts$` : undefined,
+    // The sign-in and account routes take the services app.ts builds (a type made only of lower layers' types).
+    pathNot: i >= 6 ? `${SRC}services[.]ts$` : undefined,
   },
 }));
 

@@ -8,6 +8,7 @@ import { redactUrls, SettingsError } from '@signet/settings';
 import { createChainRegistry } from '@signet/siwe';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
+import { accountRoutes } from './account-page/routes.ts';
 import { startClientHousekeeping } from './clients/housekeeping.ts';
 import { clientLifecycle } from './clients/lifecycle.ts';
 import { logoRoutes } from './clients/logos.ts';
@@ -264,6 +265,7 @@ function mount(provider: Provider, services: Services) {
   logoRoutes(router, services);
   operationsRoutes(router, services);
   interactionRoutes(router, services);
+  accountRoutes(router, services);
 
   pinIssuerOrigin(provider, config.baseUrl);
   const steps = [

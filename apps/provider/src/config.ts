@@ -314,6 +314,12 @@ const schema = {
     description:
       "bytes of client logos kept in storage, every client's together; a logo beyond it is not stored (the page draws an initial; a `warn` line says so); `0`: no logo is fetched",
   }),
+  ACCOUNT_MAX_WALLETS: setting(int(1, 100, 10), {
+    group: CLIENTS,
+    default: '`10`',
+    description:
+      'the most wallets one Signet account may hold ([accounts](wallets.md#accounts-one-person-many-wallets)): a link beyond it is refused with 409 `TOO_MANY_WALLETS`',
+  }),
   CLIENT_UNUSED_EXPIRY_DAYS: setting(int(0, 3650, 0), {
     group: CLIENTS,
     default: '`0` (off)',
@@ -594,6 +600,8 @@ export type Config = {
   logoStorageLimit: number;
   /** Days after which a dynamically registered client that never completed a sign-in is removed (0 = never). */
   clientUnusedExpiryDays: number;
+  /** ACCOUNT_MAX_WALLETS: the most wallets one account may hold. */
+  accountMaxWallets: number;
 };
 
 function readClientsFile(path: string): Record<string, unknown>[] {
@@ -714,5 +722,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     logoStorageLimit: s.LOGO_STORAGE_LIMIT,
     clientUnusedExpiryDays: s.CLIENT_UNUSED_EXPIRY_DAYS,
+    accountMaxWallets: s.ACCOUNT_MAX_WALLETS,
   };
 }

@@ -33,6 +33,22 @@ export const ERROR_STATUS = {
   MESSAGE_MISMATCH: 400,
   /** Too many attempts from this client address. */
   RATE_LIMITED: 429,
+  /** `/account`: no sign-in in this browser (a provider session, or a signature at /account/reauth). */
+  SIGN_IN_REQUIRED: 401,
+  /** `/account`: the change needs a signature by a wallet of the account (the primary, for some) made in the last 10 minutes. */
+  REAUTHENTICATION_REQUIRED: 401,
+  /** `/account`: a change that does not come from the provider's own origin. */
+  CROSS_ORIGIN_REQUEST: 403,
+  /** `/account/wallets`: the wallet is already linked to this account. */
+  WALLET_ALREADY_LINKED: 409,
+  /** `/account/wallets`: the account holds the most wallets it may. */
+  TOO_MANY_WALLETS: 409,
+  /** `/account/wallets`: the wallet belongs to another account that holds other wallets too. */
+  WALLET_LINKED_ELSEWHERE: 409,
+  /** `/account/wallets/<id>`, `/account/primary`: no such wallet in this account. */
+  WALLET_NOT_FOUND: 404,
+  /** `/account/wallets/<id>`: the account's only wallet cannot be removed (delete the account). */
+  LAST_WALLET: 409,
   /** Storage (SQLite file or Redis) could not be reached. */
   STORAGE_UNAVAILABLE: 503,
 } as const;

@@ -52,7 +52,7 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
   'self-hosted': {
     routes: { ...COMMON_ROUTES, authorization: '/auth', userinfo: '/me', jwks: '/jwks', registration: '/reg' },
     clientManagementPath: '/reg',
-    scopes: ['openid', 'offline_access', 'profile', 'siwe'],
+    scopes: ['openid', 'offline_access', 'profile', 'siwe', 'wallets'],
     responseTypes: ['code'],
     subjectTypes: ['public'],
     // client_secret_post too: libraries such as passport-openidconnect send the secret in the body.
@@ -66,14 +66,15 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
     // siwe works too (the raw message and signature), and offline_access is accepted (stock
     // clients such as oidc-agent register it and refuse a client without it) though it grants
     // nothing more: refresh tokens go to every client registered for them. The spec's table
-    // advertises openid and profile.
-    scopes: ['openid', 'offline_access', 'profile', 'siwe'],
-    advertisedScopes: ['openid', 'profile'],
+    // advertises openid and profile; `wallets` (the linked wallets of an account client) is
+    // advertised too.
+    scopes: ['openid', 'offline_access', 'profile', 'siwe', 'wallets'],
+    advertisedScopes: ['openid', 'profile', 'wallets'],
     responseTypes: ['code', 'id_token', 'id_token token'],
     subjectTypes: ['public', 'pairwise'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
     advertisedClientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-    advertisedClaims: ['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture'],
+    advertisedClaims: ['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture', 'wallet', 'wallets'],
     defaultClientAuthMethod: 'client_secret_basic',
     // offline_access is not advertised (the spec's table): a client registered with the
     // refresh_token grant gets refresh tokens anyway, so browser apps can renew a session.

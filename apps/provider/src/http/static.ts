@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 
 const WEB_DIST = join(import.meta.dirname, '..', '..', 'web', 'dist');
 
-export type WebAssets = { directory: string; scripts: string[]; stylesheets: string[] };
+export type WebAssets = { directory: string; scripts: string[]; accountScripts: string[]; stylesheets: string[] };
 
 type Manifest = Record<string, { file: string; isEntry?: boolean; css?: string[] }>;
 
@@ -24,10 +24,12 @@ export function webAssets(directory = WEB_DIST): WebAssets {
     return found;
   };
   const script = entry('src/interaction.ts');
+  const account = entry('src/account.ts');
   const style = entry('src/signet.css');
   return {
     directory,
     scripts: [`/assets/${script.file}`],
+    accountScripts: [`/assets/${account.file}`],
     stylesheets: [`/assets/${style.file}`, ...(script.css ?? []).map((f) => `/assets/${f}`)],
   };
 }

@@ -22,7 +22,12 @@ export type AuditEvent =
   | 'client.registered'
   | 'client.updated'
   | 'client.deleted'
-  | 'signing_key.rotated';
+  | 'signing_key.rotated'
+  | 'account.created'
+  | 'account.wallet_linked'
+  | 'account.wallet_removed'
+  | 'account.primary_changed'
+  | 'account.deleted';
 
 /** Who changed a client or a key: open registration, REGISTRATION_TOKEN, the client's registration access token, or the CLI. */
 export type AuditActor = 'open_registration' | 'registration_token' | 'registration_access_token' | 'cli';

@@ -6,6 +6,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
+import { recordSessionLogins } from '../accounts/sessions.ts';
 import { assertMetadataBounds, assertNoUserinfo } from '../clients/metadata.ts';
 import { reuseClientObjects } from '../clients/objects.ts';
 import { assertRedirectUris, withAuthMethodDefault } from '../clients/rules.ts';
@@ -20,6 +21,7 @@ import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsPro
 import { publicUrlProblem } from '../outbound/public-fetch.ts';
 import { loadSignIn } from '../records/sign-ins.ts';
 import { heldLogoutDestination } from '../redirects/logout.ts';
+import { accountClaimsOf, accountSubject, accountSubjectProblem } from '../relying-party/account-subject.ts';
 import { backchannelLogoutUriProblem, logLogoutTokens } from '../relying-party/backchannel.ts';
 import { claimsOf } from '../relying-party/claims.ts';
 import { emailSourcesOf, validateEmailMetadata } from '../relying-party/email.ts';
@@ -178,8 +180,10 @@ export function createProvider({
     routes: profile.routes,
     scopes: profile.scopes,
     claims: {
-      openid: ['sub'],
+      // `wallet` and `wallets` reach only account_subject clients (relying-party/account-subject.ts).
+      openid: ['sub', 'wallet'],
       profile: ['preferred_username', 'picture'],
+      wallets: ['wallets'],
       siwe: ['siwe_message', 'siwe_signature'],
       ...(supportedScopes.has('email') ? { email: ['email', 'email_verified'] } : {}),
     },
@@ -313,12 +317,14 @@ export function createProvider({
       // (registration, management, CLIENTS_FILE, the CLI, storage).
       // access_conditions: what an account must hold to sign in to this client (access.ts).
       // subject_chain, ens_email, synthetic_email_domain: relying-party/subject.ts and email.ts.
+      // account_subject: relying-party/account-subject.ts.
       // account_namespaces: the kinds of account that may sign in to it (interaction/namespaces.ts).
       properties: [
         'software_id',
         'software_version',
         'access_conditions',
         'subject_chain',
+        'account_subject',
         'ens_email',
         'synthetic_email_domain',
         'account_namespaces',
@@ -335,6 +341,11 @@ export function createProvider({
         if (key === 'access_conditions') {
           const problem =
             value === undefined ? undefined : accessConditionsProblem(value, Object.keys(config.rpcUrls).map(Number));
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return;
+        }
+        if (key === 'account_subject') {
+          const problem = accountSubjectProblem(value);
           if (problem) throw new errors.InvalidClientMetadata(problem);
           return;
         }
@@ -419,12 +430,15 @@ export function createProvider({
       // request, and only when they may include one of its claims; oidc-provider also finds the
       // account where it needs no claims (the resume).
       let record: ReturnType<typeof loadSignIn> | undefined;
+      const ofAccount = accountSubject(client);
       return {
         accountId,
         claims: async (_use: string, scope: string, requested: unknown) => {
-          if (!recordClaimsAsked(scope, requested)) return claimsOf(accountId, undefined, { pairwise });
+          // An account client's `wallet` comes from the record, whatever the scope.
+          if (!ofAccount && !recordClaimsAsked(scope, requested)) return claimsOf(accountId, undefined, { pairwise });
           record ??= loadSignIn(store, grantId);
-          return claimsOf(accountId, await record, { pairwise, email: emailSourcesOf(client) });
+          const claims = claimsOf(accountId, await record, { pairwise, email: emailSourcesOf(client) });
+          return ofAccount ? { ...claims, ...(await accountClaimsOf(store, await record, { pairwise })) } : claims;
         },
       };
     },
@@ -453,6 +467,7 @@ export function createProvider({
   clientSubjects(provider, subjectOf);
   reuseClientObjects(provider, store, new Set(config.staticClients.map((client) => String(client.client_id))));
   atomicReplayDetection(provider, store);
+  recordSessionLogins(provider, store, (error) => logger.warn({ err: error }, 'could not record a session login'));
   logLogoutTokens(provider, logger);
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc-provider server error'));
   // Koa's 'error' event: an error no middleware answered (Koa's 500), or an answer that could not

@@ -30,6 +30,10 @@ export type SignInRecord = {
   /** The ENS `email` text record of the name (self-asserted by the name's owner, not verified). */
   email?: string;
   signedInAt: number;
+  /** The wallet id accounts know the signer by (wallets/ids.ts); absent in records of earlier versions. */
+  wallet?: string;
+  /** The Signet account the wallet belonged to at this sign-in; absent in records of earlier versions. */
+  account?: string;
 };
 
 const recordKey = (grantId: string) => `signin:${grantId}`;

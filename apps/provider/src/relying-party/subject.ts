@@ -25,6 +25,7 @@ import { type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { getAddress } from 'viem';
 import { loadSignIn } from '../records/sign-ins.ts';
 import type { Store } from '../storage/index.ts';
+import { accountSubject } from './account-subject.ts';
 
 export const SUBJECT_CHAINS = ['signed', 'any'] as const;
 export type SubjectChain = (typeof SUBJECT_CHAINS)[number];
@@ -76,6 +77,9 @@ export async function subjectFor(
   client: object | undefined,
   grantId: string | undefined,
 ): Promise<string> {
+  // An account client knows the person by the Signet account the signing wallet belonged to
+  // (relying-party/account-subject.ts); it overrides subject_chain.
+  if (accountSubject(client)) return (await loadSignIn(store, grantId))?.account ?? accountId;
   if (!chainIndependent(client)) return accountId;
   const match = /^eip155:[1-9][0-9]*:(0x[0-9a-fA-F]{40})$/.exec(accountId);
   if (!match) return accountId;

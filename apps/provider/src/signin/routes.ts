@@ -8,23 +8,20 @@
  * consent prompt, creating the grant for exactly the scopes the client asked for.
  */
 import type Router from '@koa/router';
-import { verifySiwe } from '@signet/siwe';
 import type { Context } from 'koa';
-import { clientFields } from '../clients/rules.ts';
+import { accountForSignIn } from '../accounts/accounts.ts';
+import { recordWalletSignIn, type SessionLogin } from '../accounts/sessions.ts';
 import { TTL } from '../deployment/lifetimes.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { bodyIs, prefersJson } from '../http/negotiation.ts';
-import type { EnsProfile } from '../onchain/names/index.ts';
-import { type SignInRecord, saveSignIn } from '../records/sign-ins.ts';
+import { requestFields } from '../observability/audit.ts';
+import { saveSignIn } from '../records/sign-ins.ts';
 import type { Services } from '../services.ts';
-import { accountIdOf } from '../wallets/ethereum.ts';
 import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
 import { readSignedMessage } from './body.ts';
-import { expectationsFor } from './contract.ts';
 import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
-import { acceptedNamespace } from './namespaces.ts';
 import { renderInteractionPage } from './page.ts';
-import { verifySolanaSignIn } from './solana/verify.ts';
+import { type SignedBody, verifySigner } from './verify.ts';
 
 /** JSON for API callers; the HTML page for browsers (a GET that prefers HTML, or a form post). */
 const respondsWithJson = (ctx: Context) =>
@@ -80,100 +77,35 @@ export function interactionRoutes(router: Router, services: Services) {
     services.security.pageHeaders(ctx, loaded.details.resources[0]);
   });
 
-  type SignedBody = { message: string; signature: string };
-  type Signer = Omit<SignInRecord, 'signedInAt'>;
-
-  /** An Ethereum signer: verified (offline for an EOA), then a gated client's holdings and the ENS name, at once. */
-  async function ethereumSigner(
-    loaded: LoadedInteraction,
-    body: SignedBody,
-    started: number,
-    progress: SignInProgress,
-  ): Promise<Signer> {
-    const { details, oidcClient } = loaded;
-    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
-      const result = await verifySiwe({
-        message: body.message,
-        signature: body.signature,
-        client: chains,
-        expect: expectationsFor(details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 }),
-      });
-      span.set('signet.siwe.method', result.method);
-      span.set('signet.chain_id', result.chainId);
-      return result;
-    });
-    metrics.verification(performance.now() - started, verified.method);
-
-    const accountId = accountIdOf(verified.chainId, verified.address);
-    progress.verified = { account: accountId, method: verified.method };
-    // The holdings check and the name lookup do not depend on each other: both start now. A
-    // refusal by the access check still refuses (the lookup is left to finish on its own), and
-    // the lookup never fails a sign-in (its fallback is the address).
-    const named = tracing
-      .span('signet.ens.resolve', {}, () =>
-        ens.resolve(verified.address, { chainId: verified.chainId, contractWallet: verified.method !== 'eoa' }),
-      )
-      .catch(() => ({}) as EnsProfile);
-    // A gated client: the signer (a contract wallet by its own address, on its own chain) must hold what it asks.
-    await tracing.span('signet.access.check', { 'signet.client_id': oidcClient.clientId }, () =>
-      services.access.enforce(oidcClient, accountId, verified.address, verified.method),
-    );
-    const profile = await named;
-    return {
-      accountId,
-      address: verified.address,
-      chainId: verified.chainId,
-      message: body.message,
-      signature: body.signature,
-      method: verified.method,
-      ensName: profile.name,
-      avatar: profile.avatar,
-      email: profile.email,
-    };
-  }
-
-  /** A Solana signer: verified offline (solana/verify.ts); no name, no holdings, no RPC call. */
-  async function solanaSigner(
-    loaded: LoadedInteraction,
-    body: SignedBody,
-    started: number,
-    progress: SignInProgress,
-  ): Promise<Signer> {
-    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
-      const result = verifySolanaSignIn(body, loaded.details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 });
-      span.set('signet.siwe.method', result.method);
-      span.set('signet.solana.network', result.network);
-      return result;
-    });
-    metrics.verification(performance.now() - started, verified.method);
-    progress.verified = { account: verified.accountId, method: verified.method };
-    return verified;
-  }
-
   /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
   async function signIn(ctx: Context, loaded: LoadedInteraction, body: SignedBody, progress: SignInProgress) {
-    const started = performance.now();
     const { interaction, details, oidcClient } = loaded;
     if (interaction.result && 'login' in interaction.result) {
       throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
     }
-    // The message's first line names its kind of account; one this sign-in does not take is refused unchecked.
-    const namespace = acceptedNamespace(body.message, details.namespaces, config, clientFields(oidcClient));
-    const signer =
-      namespace === 'solana'
-        ? await solanaSigner(loaded, body, started, progress)
-        : await ethereumSigner(loaded, body, started, progress);
+    const signer = await verifySigner(services, details, body, { client: oidcClient, progress });
     const { accountId, method } = signer;
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
+      const signedInAt = Date.now();
+      // The Signet account the wallet belongs to (a new one at its first sign-in).
+      const { account, created } = await accountForSignIn(store, signer.wallet, signedInAt);
+      if (created) services.audit.write('account.created', { account: account.id, wallet: signer.wallet, ...requestFields(ctx) });
       const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
       // What the client asked for, less what the profile does not support (as the details show it).
       grant.addOIDCScope(details.scopes.join(' ') || 'openid');
       const grantId = await grant.save();
-      await saveSignIn(store, grantId, { ...signer, signedInAt: Date.now() }, TTL.Grant);
+      await saveSignIn(store, grantId, { ...signer, account: account.id, signedInAt }, TTL.Grant);
+      await recordWalletSignIn(store, signer.wallet, grantId, {
+        name: signer.ensName,
+        avatar: signer.avatar,
+        lastUsedAt: signedInAt,
+      });
       // The client has now been used (once per client and process it costs a write).
       await services.clients.usage.recordSignIn(String(interaction.params.client_id));
-      return { login: { accountId, remember: true }, consent: { grantId } };
+      // `signet` is read when oidc-provider saves the session (accounts/sessions.ts): who signed it in.
+      const login: SessionLogin = { account: account.id, wallet: signer.wallet, accountId, signedInAt };
+      return { login: { accountId, remember: true }, consent: { grantId }, signet: login };
     });
     metrics.signIn('success', method);
     logger.info(

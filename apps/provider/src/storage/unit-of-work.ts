@@ -29,6 +29,12 @@ type Unit = {
 export type UnitOfWorkStore = Store & {
   /** Runs `work` as one unit: its writes are stored together when it settles (or fails). */
   run<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` outside the request's unit: every read and write goes to the store at once (records
+   * that change under a lock, such as accounts). What the unit read before is forgotten after it,
+   * so the request reads again what `work` may have changed.
+   */
+  immediate<T>(work: () => Promise<T>): Promise<T>;
 };
 
 export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
@@ -88,6 +94,14 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
       }
       return result;
     },
+    async immediate(work) {
+      const unit = active();
+      try {
+        return await current.exit(work);
+      } finally {
+        unit?.seen.clear();
+      }
+    },
     async get(key) {
       const unit = active();
       if (!unit) return inner.get(key);
@@ -139,5 +153,5 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
 
 /** The same interface with no unit: every operation goes straight to the store (memory storage). */
 export function withoutUnitsOfWork(inner: Store): UnitOfWorkStore {
-  return { ...inner, kind: inner.kind, run: (work) => work() };
+  return { ...inner, kind: inner.kind, run: (work) => work(), immediate: (work) => work() };
 }

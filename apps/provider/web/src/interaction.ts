@@ -1,35 +1,24 @@
 /**
- * The wallet sign-in page's script. It finds the browser wallets (EIP-6963, else the legacy
- * window.ethereum), asks the chosen one for an account, builds the EIP-4361 message from the
- * interaction details exactly as the provider will check them, asks for a personal_sign
- * signature, and posts message + signature with the page's form (the provider answers 303
- * onward, or this page again with the error). When the sign-in takes Solana accounts, Solana
- * wallets (Wallet Standard) join the same list; their code (solana.ts) loads when one is picked.
+ * The wallet sign-in page's script. It finds the browser wallets (wallets.ts: EIP-6963, else the
+ * legacy window.ethereum; Solana wallets through the Wallet Standard when the sign-in takes them),
+ * has the chosen one sign the EIP-4361 message (or the Sign In With Solana one) built from the
+ * interaction details exactly as the provider will check them, and posts message + signature with
+ * the page's form (the provider answers 303 onward, or this page again with the error).
  */
-import { getWallets } from '@wallet-standard/app';
-import type { Wallet } from '@wallet-standard/base';
-import { getAddress } from 'viem/utils';
-import { messageFromDetails } from '../../src/signin/contract.ts';
-import type { InteractionDetails } from '../../src/signin/details.ts';
-
-/** The interaction details the server embeds in the page (the JSON of GET /interaction/<uid>). */
-type Details = InteractionDetails;
-
-type Eip1193Provider = {
-  request(args: { method: string; params?: unknown[] }): Promise<unknown>;
-};
-
-type WalletChoice = { id: string; name: string; icon?: string } & (
-  | { kind: 'eip155'; provider: Eip1193Provider }
-  | { kind: 'solana'; wallet: Wallet }
-);
-
-type ProviderError = { code?: number; message?: string };
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null;
+import {
+  $,
+  type Details,
+  discoverWallets,
+  explain,
+  noWallet,
+  signDetails,
+  statusLine,
+  type WalletChoice,
+  walletButtons,
+} from './wallets.ts';
 
 const details = JSON.parse($('interaction-details')?.textContent ?? '{}') as Details;
-const status = $('status');
+const say = statusLine($('status'));
 const walletsSection = $('wallets');
 const clientName = details.client?.client_name ?? 'the site';
 // Details from a provider before Solana carry no namespaces: Ethereum only.
@@ -37,69 +26,9 @@ const namespaces = details.namespaces ?? ['eip155'];
 // How far this browser's clock is from the provider's, so issuedAt is in the provider's time.
 const clockOffset = details.serverTime ? Date.parse(details.serverTime) - Date.now() : 0;
 
-const CHAIN_NAMES: Record<number, string> = {
-  1: 'Ethereum',
-  10: 'OP Mainnet',
-  137: 'Polygon',
-  8453: 'Base',
-  42161: 'Arbitrum One',
-  11155111: 'Sepolia',
-};
-const chainName = (id: number) => CHAIN_NAMES[id] ?? `chain ${id}`;
-
-function say(text: string, kind: 'info' | 'error' | 'busy' = 'info', action?: { label: string; run: () => void }) {
-  if (!status) return;
-  status.className = `status ${kind}`;
-  status.textContent = text;
-  if (action) {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.textContent = action.label;
-    button.addEventListener('click', action.run);
-    status.append(' ', button);
-  }
-}
-
-function explain(error: unknown): string {
-  const { code, message } = (error ?? {}) as ProviderError;
-  if ((error as Error | undefined)?.name === 'ChangedMessageError') {
-    return 'Your wallet signed a different message than the one this page gave it, so nothing was sent. Try again, or use another wallet.';
-  }
-  // EIP-1193 wallets say 4001; Wallet Standard wallets have no code of their own, only words.
-  if (code === 4001 || /\b(reject|declin|denied|cancel)/i.test(message ?? ''))
-    return 'You declined the request in your wallet. Nothing was signed.';
-  if (code === 4100) return 'Your wallet did not allow this site to ask for your account. Unlock it and try again.';
-  if (code === -32002) return 'Your wallet already has a request open. Finish or close it in the wallet, then try again.';
-  return `Your wallet reported a problem: ${message ?? String(error)}`;
-}
-
 function setBusy(busy: boolean) {
   for (const button of walletsSection?.querySelectorAll('button') ?? []) (button as HTMLButtonElement).disabled = busy;
   walletsSection?.setAttribute('aria-busy', String(busy));
-}
-
-async function ensureAllowedChain(provider: Eip1193Provider): Promise<number | undefined> {
-  const chainId = Number.parseInt(String(await provider.request({ method: 'eth_chainId' })), 16);
-  if (details.chainIds.includes(chainId)) return chainId;
-  const target = details.chainIds[0] as number;
-  try {
-    await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: `0x${target.toString(16)}` }] });
-    const switched = Number.parseInt(String(await provider.request({ method: 'eth_chainId' })), 16);
-    if (details.chainIds.includes(switched)) return switched;
-  } catch (error) {
-    if ((error as ProviderError).code === 4001) {
-      say(
-        `Your wallet is on ${chainName(chainId)}, which ${clientName} does not accept. Switch to ${details.chainIds.map(chainName).join(' or ')} and try again.`,
-        'error',
-      );
-      return undefined;
-    }
-  }
-  say(
-    `Your wallet is on ${chainName(chainId)}. Signet accepts ${details.chainIds.map(chainName).join(', ')}: switch networks in your wallet, then try again.`,
-    'error',
-  );
-  return undefined;
 }
 
 function showMessage(message: string) {
@@ -118,29 +47,11 @@ function submit(message: string, signature: string) {
   ($('signin') as HTMLFormElement | null)?.submit();
 }
 
-async function signInWithSolana(wallet: Wallet, name: string) {
-  say(`Check the message in ${name} and sign it.`, 'busy');
-  const { signWithSolana } = await import('./solana.ts');
-  const signed = await signWithSolana(wallet, details, { now: Date.now() + clockOffset, show: showMessage });
-  submit(signed.message, signed.signature);
-}
-
 async function signIn(wallet: WalletChoice) {
   setBusy(true);
   try {
-    if (wallet.kind === 'solana') return await signInWithSolana(wallet.wallet, wallet.name);
-    say(`Asking ${wallet.name} for your account…`, 'busy');
-    const accounts = (await wallet.provider.request({ method: 'eth_requestAccounts' })) as string[];
-    if (!accounts?.[0]) throw new Error('the wallet returned no account');
-    const address = getAddress(accounts[0]);
-    const chainId = await ensureAllowedChain(wallet.provider);
-    if (chainId === undefined) return;
-
-    const message = messageFromDetails(details, { address, chainId, now: Date.now() + clockOffset });
-    showMessage(message);
-    say(`Check the message in ${wallet.name} and sign it.`, 'busy');
-    const signature = (await wallet.provider.request({ method: 'personal_sign', params: [toHex(message), address] })) as string;
-    submit(message, signature);
+    const signed = await signDetails(wallet, details, { now: Date.now() + clockOffset, say, show: showMessage, who: clientName });
+    if (signed) submit(signed.message, signed.signature);
   } catch (error) {
     say(explain(error), 'error', { label: 'Try again', run: () => signIn(wallet) });
   } finally {
@@ -148,143 +59,28 @@ async function signIn(wallet: WalletChoice) {
   }
 }
 
-function toHex(text: string): string {
-  let hex = '0x';
-  for (const byte of new TextEncoder().encode(text)) hex += byte.toString(16).padStart(2, '0');
-  return hex;
-}
-
 function renderWallets(wallets: WalletChoice[]) {
   if (!walletsSection) return;
   walletsSection.replaceChildren();
   if (wallets.length === 0) {
-    const p = document.createElement('p');
-    p.className = 'no-wallet';
     if (namespaces.length === 0) {
+      const p = document.createElement('p');
+      p.className = 'no-wallet';
       p.append(`${clientName} takes no kind of account this sign-in service offers now. Go back to the site.`);
       walletsSection.append(p);
       return;
     }
-    const kinds = namespaces.map((ns) => (ns === 'solana' ? 'Solana' : 'Ethereum')).join(' or ');
-    p.append(`No ${kinds} wallet was found in this browser. `);
-    const link = document.createElement('a');
-    link.href = namespaces.includes('eip155') ? 'https://ethereum.org/wallets/find-wallet/' : 'https://solana.com/solana-wallets';
-    link.rel = 'noopener noreferrer';
-    link.target = '_blank';
-    link.textContent = 'Get a wallet';
-    p.append(link, ', then reload this page.');
-    walletsSection.append(p);
+    noWallet(walletsSection, namespaces);
     return;
   }
   const heading = document.createElement('h2');
   heading.textContent = 'Sign in with';
   heading.className = 'visually-hidden';
   walletsSection.append(heading);
-  for (const wallet of wallets) {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'wallet primary';
-    button.dataset.wallet = wallet.id;
-    if (wallet.icon?.startsWith('data:image/')) {
-      const img = document.createElement('img');
-      img.src = wallet.icon;
-      img.alt = '';
-      img.width = 24;
-      img.height = 24;
-      button.append(img);
-    }
-    button.append(`Sign in with ${wallet.name}${wallet.kind === 'solana' ? ' (Solana)' : ''}`);
-    button.addEventListener('click', () => signIn(wallet));
-    walletsSection.append(button);
-  }
+  walletButtons(walletsSection, wallets, 'Sign in with', signIn);
   (walletsSection.querySelector('button') as HTMLButtonElement | null)?.focus({ preventScroll: true });
 }
 
-/** Wallet Standard wallets that can sign a Solana message on one of the allowed networks. */
-function solanaWallets(): WalletChoice[] {
-  const chains = (details.solanaNetworks ?? []).map((network) => `solana:${network}`);
-  return getWallets()
-    .get()
-    .filter(
-      (wallet) =>
-        ('solana:signIn' in wallet.features || 'solana:signMessage' in wallet.features) &&
-        wallet.chains.some((chain) => chains.includes(chain)),
-    )
-    .map((wallet, i) => ({
-      kind: 'solana',
-      id: `solana-${i}`,
-      name: String(wallet.name || 'Wallet'),
-      icon: wallet.icon,
-      wallet,
-    }));
-}
-
-function discoverWallets(): Promise<WalletChoice[]> {
-  const found = new Map<string, WalletChoice>();
-  const ethereum = namespaces.includes('eip155');
-  if (ethereum) {
-    window.addEventListener('eip6963:announceProvider', (event) => {
-      const { info, provider } = (event as CustomEvent).detail ?? {};
-      if (!info?.uuid || !provider?.request) return;
-      found.set(info.uuid, {
-        kind: 'eip155',
-        id: info.rdns ?? info.uuid,
-        name: String(info.name ?? 'Wallet'),
-        icon: info.icon,
-        provider,
-      });
-    });
-    window.dispatchEvent(new Event('eip6963:requestProvider'));
-  }
-  // Wallet Standard: wallets already loaded register when asked (app-ready), later ones announce themselves.
-  if (namespaces.includes('solana')) getWallets();
-  return new Promise((resolve) => {
-    setTimeout(() => {
-      const wallets = [...found.values()];
-      const legacy = (window as unknown as { ethereum?: Eip1193Provider }).ethereum;
-      if (ethereum && wallets.length === 0 && legacy?.request)
-        wallets.push({ kind: 'eip155', id: 'injected', name: 'your browser wallet', provider: legacy });
-      if (namespaces.includes('solana')) wallets.push(...solanaWallets());
-      if (ethereum && details.walletConnectProjectId) wallets.push(walletConnectChoice(details.walletConnectProjectId));
-      resolve(wallets);
-    }, 300);
-  });
-}
-
-/** WalletConnect as one more wallet: its code is fetched only when the person picks it. */
-function walletConnectChoice(projectId: string): WalletChoice {
-  let connected: Promise<Eip1193Provider> | undefined;
-  const dialog = $('walletconnect') as HTMLDialogElement | null;
-  const connect = () => {
-    connected ??= import('./walletconnect.ts')
-      .then(({ connectWalletConnect }) =>
-        connectWalletConnect({
-          projectId,
-          chainIds: details.chainIds,
-          showQr(svg, uri) {
-            const box = $('walletconnect-qr');
-            if (box) box.innerHTML = svg;
-            const link = $('walletconnect-link') as HTMLAnchorElement | null;
-            if (link) link.href = uri;
-            dialog?.showModal();
-          },
-          hideQr: () => dialog?.close(),
-        }),
-      )
-      .catch((error) => {
-        connected = undefined;
-        throw new Error(`WalletConnect could not connect (${(error as Error).message}).`);
-      });
-    return connected;
-  };
-  return {
-    kind: 'eip155',
-    id: 'walletconnect',
-    name: 'WalletConnect',
-    provider: { request: async (args) => (await connect()).request(args) },
-  };
-}
-
 if (details.uid) {
-  discoverWallets().then(renderWallets);
+  discoverWallets(details, namespaces).then(renderWallets);
 }

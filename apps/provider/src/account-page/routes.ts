@@ -1,0 +1,303 @@
+/**
+ * The person's own account (docs/wallets.md, "Accounts: one person, many wallets"):
+ *
+ *   GET    /account                 the page (HTML), or { wallets: [{ id, primary, linked_at }] } (JSON; 401 without a sign-in)
+ *   GET    /account/reauth          what a wallet signs to prove it is the person (JSON details)
+ *   POST   /account/reauth          { message, signature } → 200 { account, wallet }: a fresh proof (and a sign-in to this page)
+ *   GET    /account/link            what a new wallet signs to be linked (JSON details)
+ *   POST   /account/wallets         { message, signature } → 201 { id }
+ *   DELETE /account/wallets/<id>    → 204
+ *   POST   /account/primary         { id } → 204
+ *   DELETE /account                 → 204
+ *   POST   /account/signout         → 204: this browser's account session ends
+ *
+ * Every change comes from the provider's own origin (http/same-origin.ts), counts in the
+ * interaction rate limit, and needs a fresh proof (account-page/session.ts). A posted signature is
+ * verified before anything else is answered, so nobody learns which wallets are linked without
+ * holding one. Removing a wallet or the account ends everything its sign-ins issued
+ * (relying-party/wallet-revocation.ts).
+ */
+import type Router from '@koa/router';
+import parseBody from 'co-body';
+import type { Context } from 'koa';
+import {
+  type Account,
+  accountForSignIn,
+  deleteAccount,
+  linkWallet,
+  readProfiles,
+  recordWalletUse,
+  removeWallet,
+  setPrimary,
+} from '../accounts/accounts.ts';
+import { HttpError, sendError, toHttpError } from '../errors.ts';
+import { bodyIs, prefersJson } from '../http/negotiation.ts';
+import { requireSameOrigin } from '../http/same-origin.ts';
+import { requestFields } from '../observability/audit.ts';
+import { endWalletSignIns } from '../relying-party/wallet-revocation.ts';
+import type { Services } from '../services.ts';
+import { readSignedMessage } from '../signin/body.ts';
+import { verifySigner } from '../signin/verify.ts';
+import { issueMessage, messageDetails, spendNonce } from './messages.ts';
+import { renderAccountPage } from './page.ts';
+import {
+  accountSession,
+  endAccountSession,
+  recordProof,
+  requireAccount,
+  requireFreshProof,
+  type SessionDeps,
+} from './session.ts';
+
+/** What was thrown, as an HttpError; anything else is a bug and propagates (a 500). */
+function httpErrorOf(error: unknown): HttpError {
+  const known = toHttpError(error);
+  if (!known) throw error;
+  return known;
+}
+
+/** The wallets of an account as the JSON answer lists them. */
+const walletsView = (account: Account) =>
+  account.wallets.map((wallet) => ({
+    id: wallet.id,
+    primary: wallet.id === account.primary,
+    linked_at: new Date(wallet.linkedAt).toISOString(),
+  }));
+
+export function accountRoutes(router: Router, services: Services) {
+  const { config, store, audit } = services;
+  const deps: SessionDeps = { store, provider: services.provider, secure: config.origin.startsWith('https:') };
+  const revocation = () => ({
+    provider: services.provider(),
+    store,
+    logger: services.logger,
+    allowPrivateFetch: config.allowPrivateFetch,
+  });
+
+  /** Runs a change: same origin, rate limit, the work; errors as `{ error, error_description }`. */
+  const change =
+    (work: (ctx: Context) => Promise<void>) =>
+    async (ctx: Context): Promise<void> => {
+      ctx.set('cache-control', 'no-store');
+      try {
+        requireSameOrigin(ctx, config.origin);
+        await services.limits.check(ctx, 'interaction');
+        await work(ctx);
+      } catch (error) {
+        sendError(ctx, httpErrorOf(error), { wire: 'code' });
+      }
+    };
+  const read =
+    (work: (ctx: Context) => Promise<void>) =>
+    async (ctx: Context): Promise<void> => {
+      ctx.set('cache-control', 'no-store');
+      try {
+        await work(ctx);
+      } catch (error) {
+        sendError(ctx, httpErrorOf(error), { wire: 'code' });
+      }
+    };
+
+  router.get('/account', async (ctx) => {
+    ctx.set('cache-control', 'no-store');
+    const session = await accountSession(ctx, deps).catch((error) => {
+      throw httpErrorOf(error);
+    });
+    if (prefersJson(ctx)) {
+      if (!session?.account) {
+        sendError(ctx, new HttpError('SIGN_IN_REQUIRED', 'sign in first: with a wallet of your account, or through a site'), {
+          wire: 'code',
+        });
+        return;
+      }
+      ctx.body = { wallets: walletsView(session.account) };
+      return;
+    }
+    const profiles = session?.account
+      ? await readProfiles(
+          store,
+          session.account.wallets.map((wallet) => wallet.id),
+        )
+      : [];
+    ctx.type = 'html';
+    ctx.body = renderAccountPage(services, { account: session?.account, profiles, proofs: session?.proofs ?? {} });
+    services.security.pageHeaders(ctx);
+  });
+
+  router.get(
+    '/account/reauth',
+    read(async (ctx) => {
+      await services.limits.check(ctx, 'interaction');
+      const session = (await accountSession(ctx, deps, { create: true })) as NonNullable<
+        Awaited<ReturnType<typeof accountSession>>
+      >;
+      ctx.body = await issueMessage(store, config, 'reauth', { session: session.id, account: session.account?.id });
+    }),
+  );
+
+  router.post(
+    '/account/reauth',
+    change(async (ctx) => {
+      const body = await readSignedMessage(ctx, config.interactionBodyLimit);
+      const session = (await accountSession(ctx, deps, { create: true })) as NonNullable<
+        Awaited<ReturnType<typeof accountSession>>
+      >;
+      const details = await messageDetails(store, config, body.message, {
+        purpose: 'reauth',
+        session: session.id,
+        account: session.account?.id,
+      });
+      const signer = await verifySigner(services, details, body);
+      if (!(await spendNonce(store, details))) throw new HttpError('INVALID_REQUEST', 'this message was already used');
+      let account = session.account;
+      if (account && !account.wallets.some((wallet) => wallet.id === signer.wallet)) {
+        throw new HttpError('WALLET_NOT_FOUND', 'the wallet that signed is not in your account');
+      }
+      if (!account) {
+        // Signing in to this page: the wallet's account (made now, at its first sign-in).
+        const found = await accountForSignIn(store, signer.wallet);
+        if (found.created)
+          audit.write('account.created', { account: found.account.id, wallet: signer.wallet, ...requestFields(ctx) });
+        account = found.account;
+      }
+      await recordProof(store, session, account.id, signer.wallet);
+      await recordWalletUse(store, signer.wallet, { name: signer.ensName, avatar: signer.avatar, lastUsedAt: Date.now() });
+      ctx.body = { account: account.id, wallet: signer.wallet };
+    }),
+  );
+
+  router.get(
+    '/account/link',
+    read(async (ctx) => {
+      await services.limits.check(ctx, 'interaction');
+      const session = await requireAccount(ctx, deps);
+      ctx.body = await issueMessage(store, config, 'link', { session: session.id, account: session.account.id });
+    }),
+  );
+
+  router.post(
+    '/account/wallets',
+    change(async (ctx) => {
+      const body = await readSignedMessage(ctx, config.interactionBodyLimit);
+      const session = await requireAccount(ctx, deps);
+      const details = await messageDetails(store, config, body.message, {
+        purpose: 'link',
+        session: session.id,
+        account: session.account.id,
+      });
+      // The new wallet's signature first: nothing about the account's wallets is answered before it.
+      const signer = await verifySigner(services, details, body);
+      requireFreshProof(
+        session,
+        session.account.wallets.map((wallet) => wallet.id),
+        'linking a wallet needs a signature by a wallet of your account from the last 10 minutes (POST /account/reauth)',
+      );
+      if (!(await spendNonce(store, details))) throw new HttpError('INVALID_REQUEST', 'this link message was already used');
+      const outcome = await linkWallet(store, session.account.id, signer.wallet, { maxWallets: config.accountMaxWallets });
+      if (outcome.ended) {
+        // The wallet was the only wallet of another account: that account ends, with what it signed.
+        await endWalletSignIns(revocation(), [signer.wallet]);
+        audit.write('account.deleted', {
+          account: outcome.ended.id,
+          reason: 'its only wallet moved to another account',
+          moved_to: session.account.id,
+          ...requestFields(ctx),
+        });
+      }
+      await recordWalletUse(store, signer.wallet, { name: signer.ensName, avatar: signer.avatar, lastUsedAt: Date.now() });
+      await recordProof(store, session, session.account.id, signer.wallet);
+      audit.write('account.wallet_linked', { account: session.account.id, wallet: signer.wallet, ...requestFields(ctx) });
+      ctx.status = 201;
+      ctx.body = { id: signer.wallet };
+    }),
+  );
+
+  router.delete(
+    '/account/wallets/:id',
+    change(async (ctx) => {
+      const session = await requireAccount(ctx, deps);
+      const walletId = String(ctx.params.id);
+      // Removing another wallet needs the primary's fresh signature; a wallet may remove itself.
+      requireFreshProof(
+        session,
+        [session.account.primary, walletId],
+        'removing a wallet needs a signature by your primary wallet (or by that wallet) from the last 10 minutes',
+      );
+      await removeWallet(store, session.account.id, walletId);
+      const revoked = await endWalletSignIns(revocation(), [walletId]);
+      audit.write('account.wallet_removed', { account: session.account.id, wallet: walletId, ...revoked, ...requestFields(ctx) });
+      ctx.status = 204;
+    }),
+  );
+
+  router.post(
+    '/account/primary',
+    change(async (ctx) => {
+      const session = await requireAccount(ctx, deps);
+      const { id } = await readJsonOrForm(ctx, config.interactionBodyLimit);
+      requireFreshProof(
+        session,
+        [session.account.primary],
+        'changing the primary wallet needs a signature by your current primary wallet from the last 10 minutes',
+      );
+      const updated = await setPrimary(store, session.account.id, id);
+      audit.write('account.primary_changed', {
+        account: session.account.id,
+        from: session.account.primary,
+        to: updated.primary,
+        ...requestFields(ctx),
+      });
+      ctx.status = 204;
+    }),
+  );
+
+  router.delete(
+    '/account',
+    change(async (ctx) => {
+      const session = await requireAccount(ctx, deps);
+      requireFreshProof(
+        session,
+        [session.account.primary],
+        'deleting the account needs a signature by your primary wallet from the last 10 minutes',
+      );
+      const deleted = await deleteAccount(store, session.account.id);
+      const revoked = await endWalletSignIns(revocation(), deleted?.wallets.map((wallet) => wallet.id) ?? []);
+      await endAccountSession(ctx, deps);
+      audit.write('account.deleted', {
+        account: session.account.id,
+        reason: 'deleted by its owner',
+        ...revoked,
+        ...requestFields(ctx),
+      });
+      ctx.status = 204;
+    }),
+  );
+
+  router.post(
+    '/account/signout',
+    change(async (ctx) => {
+      await endAccountSession(ctx, deps);
+      ctx.status = 204;
+    }),
+  );
+}
+
+/** `{ id }` from a JSON or form body. */
+async function readJsonOrForm(ctx: Context, limit: number): Promise<{ id: string }> {
+  const isJson = bodyIs(ctx, 'application/json');
+  if (!isJson && !bodyIs(ctx, 'application/x-www-form-urlencoded')) {
+    throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'send application/json or application/x-www-form-urlencoded');
+  }
+  let body: unknown;
+  try {
+    body = isJson ? await parseBody.json(ctx, { limit, strict: true }) : await parseBody.form(ctx, { limit });
+  } catch (error) {
+    if ((error as { status?: number }).status === 413)
+      throw new HttpError('PAYLOAD_TOO_LARGE', `the body is larger than ${limit} bytes`);
+    throw new HttpError('INVALID_REQUEST', `the body could not be parsed (${(error as Error).message})`);
+  }
+  const id = (body as { id?: unknown } | undefined)?.id;
+  if (typeof id !== 'string' || id === '' || id.length > 200)
+    throw new HttpError('INVALID_REQUEST', '"id" (a wallet id) is required');
+  return { id };
+}

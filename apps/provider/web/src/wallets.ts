@@ -1,0 +1,255 @@
+/**
+ * What the sign-in page and the account page share: finding the browser's wallets (EIP-6963,
+ * else the legacy window.ethereum; Wallet Standard Solana wallets; WalletConnect when offered),
+ * and having one sign the message a set of details describes (an Ethereum wallet: the EIP-4361
+ * text, personal_sign; a Solana wallet: solana.ts, loaded when picked).
+ */
+import { getWallets } from '@wallet-standard/app';
+import type { Wallet } from '@wallet-standard/base';
+import { getAddress } from 'viem/utils';
+import { messageFromDetails } from '../../src/signin/contract.ts';
+import type { InteractionDetails } from '../../src/signin/details.ts';
+
+export type Details = InteractionDetails;
+
+export type Eip1193Provider = {
+  request(args: { method: string; params?: unknown[] }): Promise<unknown>;
+};
+
+export type WalletChoice = { id: string; name: string; icon?: string } & (
+  | { kind: 'eip155'; provider: Eip1193Provider }
+  | { kind: 'solana'; wallet: Wallet }
+);
+
+type ProviderError = { code?: number; message?: string };
+
+export const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null;
+
+const CHAIN_NAMES: Record<number, string> = {
+  1: 'Ethereum',
+  10: 'OP Mainnet',
+  137: 'Polygon',
+  8453: 'Base',
+  42161: 'Arbitrum One',
+  11155111: 'Sepolia',
+};
+export const chainName = (id: number) => CHAIN_NAMES[id] ?? `chain ${id}`;
+
+/** A status line: words, a kind, and perhaps one button. */
+export type Say = (text: string, kind?: 'info' | 'error' | 'busy', action?: { label: string; run: () => void }) => void;
+
+export function statusLine(status: HTMLElement | null): Say {
+  return (text, kind = 'info', action) => {
+    if (!status) return;
+    status.className = `status ${kind}`;
+    status.textContent = text;
+    if (action) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = action.label;
+      button.addEventListener('click', action.run);
+      status.append(' ', button);
+    }
+  };
+}
+
+export function explain(error: unknown): string {
+  const { code, message } = (error ?? {}) as ProviderError;
+  if ((error as Error | undefined)?.name === 'ChangedMessageError') {
+    return 'Your wallet signed a different message than the one this page gave it, so nothing was sent. Try again, or use another wallet.';
+  }
+  // EIP-1193 wallets say 4001; Wallet Standard wallets have no code of their own, only words.
+  if (code === 4001 || /\b(reject|declin|denied|cancel)/i.test(message ?? ''))
+    return 'You declined the request in your wallet. Nothing was signed.';
+  if (code === 4100) return 'Your wallet did not allow this site to ask for your account. Unlock it and try again.';
+  if (code === -32002) return 'Your wallet already has a request open. Finish or close it in the wallet, then try again.';
+  return `Your wallet reported a problem: ${message ?? String(error)}`;
+}
+
+function toHex(text: string): string {
+  let hex = '0x';
+  for (const byte of new TextEncoder().encode(text)) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}
+
+async function ensureAllowedChain(
+  provider: Eip1193Provider,
+  details: Details,
+  say: Say,
+  who: string,
+): Promise<number | undefined> {
+  const chainId = Number.parseInt(String(await provider.request({ method: 'eth_chainId' })), 16);
+  if (details.chainIds.includes(chainId)) return chainId;
+  const target = details.chainIds[0] as number;
+  try {
+    await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: `0x${target.toString(16)}` }] });
+    const switched = Number.parseInt(String(await provider.request({ method: 'eth_chainId' })), 16);
+    if (details.chainIds.includes(switched)) return switched;
+  } catch (error) {
+    if ((error as ProviderError).code === 4001) {
+      say(
+        `Your wallet is on ${chainName(chainId)}, which ${who} does not accept. Switch to ${details.chainIds.map(chainName).join(' or ')} and try again.`,
+        'error',
+      );
+      return undefined;
+    }
+  }
+  say(
+    `Your wallet is on ${chainName(chainId)}. Signet accepts ${details.chainIds.map(chainName).join(', ')}: switch networks in your wallet, then try again.`,
+    'error',
+  );
+  return undefined;
+}
+
+export type Signed = { message: string; signature: string };
+
+/**
+ * Has the wallet sign the message of these details; undefined when it cannot (a network the
+ * details do not take, said through `say`). `show` receives the text before it is signed.
+ */
+export async function signDetails(
+  wallet: WalletChoice,
+  details: Details,
+  options: { now: number; say: Say; show(message: string): void; who: string },
+): Promise<Signed | undefined> {
+  const { say } = options;
+  if (wallet.kind === 'solana') {
+    say(`Check the message in ${wallet.name} and sign it.`, 'busy');
+    const { signWithSolana } = await import('./solana.ts');
+    return signWithSolana(wallet.wallet, details, { now: options.now, show: options.show });
+  }
+  say(`Asking ${wallet.name} for your account…`, 'busy');
+  const accounts = (await wallet.provider.request({ method: 'eth_requestAccounts' })) as string[];
+  if (!accounts?.[0]) throw new Error('the wallet returned no account');
+  const address = getAddress(accounts[0]);
+  const chainId = await ensureAllowedChain(wallet.provider, details, say, options.who);
+  if (chainId === undefined) return undefined;
+  const message = messageFromDetails(details, { address, chainId, now: options.now });
+  options.show(message);
+  say(`Check the message in ${wallet.name} and sign it.`, 'busy');
+  const signature = (await wallet.provider.request({ method: 'personal_sign', params: [toHex(message), address] })) as string;
+  return { message, signature };
+}
+
+/** Wallet Standard wallets that can sign a Solana message on one of the allowed networks. */
+function solanaWallets(details: Details): WalletChoice[] {
+  const chains = (details.solanaNetworks ?? []).map((network) => `solana:${network}`);
+  return getWallets()
+    .get()
+    .filter(
+      (wallet) =>
+        ('solana:signIn' in wallet.features || 'solana:signMessage' in wallet.features) &&
+        wallet.chains.some((chain) => chains.includes(chain)),
+    )
+    .map((wallet, i) => ({
+      kind: 'solana',
+      id: `solana-${i}`,
+      name: String(wallet.name || 'Wallet'),
+      icon: wallet.icon,
+      wallet,
+    }));
+}
+
+/** The wallets of this browser that can sign for these details (after a moment for announcements). */
+export function discoverWallets(details: Details, namespaces: readonly string[]): Promise<WalletChoice[]> {
+  const found = new Map<string, WalletChoice>();
+  const ethereum = namespaces.includes('eip155');
+  if (ethereum) {
+    window.addEventListener('eip6963:announceProvider', (event) => {
+      const { info, provider } = (event as CustomEvent).detail ?? {};
+      if (!info?.uuid || !provider?.request) return;
+      found.set(info.uuid, {
+        kind: 'eip155',
+        id: info.rdns ?? info.uuid,
+        name: String(info.name ?? 'Wallet'),
+        icon: info.icon,
+        provider,
+      });
+    });
+    window.dispatchEvent(new Event('eip6963:requestProvider'));
+  }
+  // Wallet Standard: wallets already loaded register when asked (app-ready), later ones announce themselves.
+  if (namespaces.includes('solana')) getWallets();
+  return new Promise((resolve) => {
+    setTimeout(() => {
+      const wallets = [...found.values()];
+      const legacy = (window as unknown as { ethereum?: Eip1193Provider }).ethereum;
+      if (ethereum && wallets.length === 0 && legacy?.request)
+        wallets.push({ kind: 'eip155', id: 'injected', name: 'your browser wallet', provider: legacy });
+      if (namespaces.includes('solana')) wallets.push(...solanaWallets(details));
+      if (ethereum && details.walletConnectProjectId)
+        wallets.push(walletConnectChoice(details.walletConnectProjectId, details.chainIds));
+      resolve(wallets);
+    }, 300);
+  });
+}
+
+/** WalletConnect as one more wallet: its code is fetched only when the person picks it. */
+function walletConnectChoice(projectId: string, chainIds: number[]): WalletChoice {
+  let connected: Promise<Eip1193Provider> | undefined;
+  const dialog = $('walletconnect') as HTMLDialogElement | null;
+  const connect = () => {
+    connected ??= import('./walletconnect.ts')
+      .then(({ connectWalletConnect }) =>
+        connectWalletConnect({
+          projectId,
+          chainIds,
+          showQr(svg, uri) {
+            const box = $('walletconnect-qr');
+            if (box) box.innerHTML = svg;
+            const link = $('walletconnect-link') as HTMLAnchorElement | null;
+            if (link) link.href = uri;
+            dialog?.showModal();
+          },
+          hideQr: () => dialog?.close(),
+        }),
+      )
+      .catch((error) => {
+        connected = undefined;
+        throw new Error(`WalletConnect could not connect (${(error as Error).message}).`);
+      });
+    return connected;
+  };
+  return {
+    kind: 'eip155',
+    id: 'walletconnect',
+    name: 'WalletConnect',
+    provider: { request: async (args) => (await connect()).request(args) },
+  };
+}
+
+/** One button per wallet, `label` naming what it does; the first is focused. */
+export function walletButtons(section: HTMLElement, wallets: WalletChoice[], label: string, run: (wallet: WalletChoice) => void) {
+  for (const wallet of wallets) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'wallet primary';
+    button.dataset.wallet = wallet.id;
+    if (wallet.icon?.startsWith('data:image/')) {
+      const img = document.createElement('img');
+      img.src = wallet.icon;
+      img.alt = '';
+      img.width = 24;
+      img.height = 24;
+      button.append(img);
+    }
+    button.append(`${label} ${wallet.name}${wallet.kind === 'solana' ? ' (Solana)' : ''}`);
+    button.addEventListener('click', () => run(wallet));
+    section.append(button);
+  }
+}
+
+/** "No wallet was found", with where to get one. */
+export function noWallet(section: HTMLElement, namespaces: readonly string[]) {
+  const p = document.createElement('p');
+  p.className = 'no-wallet';
+  const kinds = namespaces.map((ns) => (ns === 'solana' ? 'Solana' : 'Ethereum')).join(' or ');
+  p.append(`No ${kinds} wallet was found in this browser. `);
+  const link = document.createElement('a');
+  link.href = namespaces.includes('eip155') ? 'https://ethereum.org/wallets/find-wallet/' : 'https://solana.com/solana-wallets';
+  link.rel = 'noopener noreferrer';
+  link.target = '_blank';
+  link.textContent = 'Get a wallet';
+  p.append(link, ', then reload this page.');
+  section.append(p);
+}
