@@ -111,8 +111,11 @@ export async function recordProof(store: Store, session: AccountSession, account
   const record = (await readRecord(store, session.id)) ?? { proofs: {}, createdAt: Date.now() };
   // A proof for another account starts this session over, for that account.
   const proofs = record.account === account ? { ...record.proofs, [wallet]: at } : { [wallet]: at };
+  // A signature made here stands on its own: the session no longer ends with the provider
+  // session it may have been made from (that sign-in's wallet may be the one being removed).
+  const { providerSession: _providerSession, ...rest } = record;
   await writeRecord(store, session.id, {
-    ...record,
+    ...rest,
     account,
     proofs,
     createdAt: record.account === account ? record.createdAt : Date.now(),

@@ -103,39 +103,54 @@ export function linkWallet(
   { maxWallets, now = Date.now() }: { maxWallets: number; now?: number },
 ): Promise<LinkOutcome> {
   return immediately(store, async () => {
-    // The wallet's current owner decides which accounts to claim; claimed, it is read again.
-    const owner = await store.get(walletKey(walletId));
-    const names = [walletKey(walletId), accountKey(accountId), ...(owner && owner !== accountId ? [accountKey(owner)] : [])];
-    return withLocks(store, names, async () => {
-      const account = await readAccount(store, accountId);
-      if (!account) throw new HttpError('SIGN_IN_REQUIRED', 'this account no longer exists; sign in again');
-      const currentOwner = await store.get(walletKey(walletId));
-      if (currentOwner !== owner) throw new HttpError('STORAGE_UNAVAILABLE', 'the wallet changed accounts meanwhile; try again');
-      if (currentOwner === accountId || account.wallets.some((wallet) => wallet.id === walletId)) {
-        throw new HttpError('WALLET_ALREADY_LINKED', 'this wallet is already linked to your account');
+    // The wallet's current owner decides which accounts to claim; claimed, it is read again, and
+    // when it changed meanwhile (another link won the race) the claims are taken again for it.
+    for (let attempt = 0; ; attempt++) {
+      const owner = await store.get(walletKey(walletId));
+      const outcome = await linkClaimed(store, accountId, walletId, owner, { maxWallets, now });
+      if (outcome !== 'owner changed') return outcome;
+      if (attempt === 3) throw new HttpError('STORAGE_UNAVAILABLE', 'the wallet kept changing accounts; try again');
+    }
+  });
+}
+
+function linkClaimed(
+  store: Store,
+  accountId: string,
+  walletId: string,
+  owner: string | undefined,
+  { maxWallets, now }: { maxWallets: number; now: number },
+): Promise<LinkOutcome | 'owner changed'> {
+  const names = [walletKey(walletId), accountKey(accountId), ...(owner && owner !== accountId ? [accountKey(owner)] : [])];
+  return withLocks(store, names, async () => {
+    const account = await readAccount(store, accountId);
+    if (!account) throw new HttpError('SIGN_IN_REQUIRED', 'this account no longer exists; sign in again');
+    const currentOwner = await store.get(walletKey(walletId));
+    if (currentOwner !== owner) return 'owner changed' as const;
+    if (currentOwner === accountId || account.wallets.some((wallet) => wallet.id === walletId)) {
+      throw new HttpError('WALLET_ALREADY_LINKED', 'this wallet is already linked to your account');
+    }
+    if (account.wallets.length >= maxWallets) {
+      throw new HttpError('TOO_MANY_WALLETS', `an account holds at most ${maxWallets} wallets; remove one first`);
+    }
+    let ended: Account | undefined;
+    if (currentOwner !== undefined) {
+      const other = await readAccount(store, currentOwner);
+      if (other && other.wallets.some((wallet) => wallet.id !== walletId)) {
+        throw new HttpError(
+          'WALLET_LINKED_ELSEWHERE',
+          'this wallet belongs to another Signet account that holds other wallets too; remove it there first',
+        );
       }
-      if (account.wallets.length >= maxWallets) {
-        throw new HttpError('TOO_MANY_WALLETS', `an account holds at most ${maxWallets} wallets; remove one first`);
+      if (other) {
+        ended = other;
+        await store.delete(accountKey(other.id));
       }
-      let ended: Account | undefined;
-      if (currentOwner !== undefined) {
-        const other = await readAccount(store, currentOwner);
-        if (other && other.wallets.some((wallet) => wallet.id !== walletId)) {
-          throw new HttpError(
-            'WALLET_LINKED_ELSEWHERE',
-            'this wallet belongs to another Signet account that holds other wallets too; remove it there first',
-          );
-        }
-        if (other) {
-          ended = other;
-          await store.delete(accountKey(other.id));
-        }
-      }
-      const updated: Account = { ...account, wallets: [...account.wallets, { id: walletId, linkedAt: now }] };
-      await store.set(accountKey(accountId), JSON.stringify(updated));
-      await store.set(walletKey(walletId), accountId);
-      return { account: updated, ...(ended ? { ended } : {}) };
-    });
+    }
+    const updated: Account = { ...account, wallets: [...account.wallets, { id: walletId, linkedAt: now }] };
+    await store.set(accountKey(accountId), JSON.stringify(updated));
+    await store.set(walletKey(walletId), accountId);
+    return { account: updated, ...(ended ? { ended } : {}) };
   });
 }
 
