@@ -7,7 +7,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pkceAuthorization, registerPublicClient, startTestProvider, walletSignIn } from '@signet/testkit';
 import { postgresSchema, sql } from '@signet/testkit/postgres';
+import * as oidc from 'openid-client';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 
 const SIGNET = join(import.meta.dirname, '..', 'node_modules', '.bin', 'signet');
@@ -38,8 +41,11 @@ describe('signet (the operator CLI)', () => {
       [['keys', '--help'], /keys rotate +make a new signing key/],
       [['keys', 'list', '--help'], /usage: signet keys list/],
       [['keys', 'rotate', '-h'], /usage: signet keys rotate/],
-      [['storage', '--help'], /storage copy +copy clients and keys/],
+      [['storage', '--help'], /storage copy +copy clients, accounts and keys/],
       [['storage', 'migrate', '--help'], /usage: signet storage migrate/],
+      [['accounts', '--help'], /usage: signet accounts <command>/],
+      [['accounts', 'show', '--help'], /usage: signet accounts show <account id \| wallet id>/],
+      [['accounts', 'delete', '--help'], /usage: signet accounts delete/],
       [['storage', 'copy', '--help'], /usage: signet storage copy --from <url> --to <url>/],
     ];
     for (const [args, expected] of cases) {
@@ -284,6 +290,45 @@ describe('signet (the operator CLI)', () => {
       );
     } finally {
       await schema.drop();
+    }
+  });
+
+  it('accounts list, show (by account or wallet id) and delete: the deletion ends the wallet’s tokens', async () => {
+    const db = tempDb();
+    const provider = await startTestProvider({ STORAGE_URL: `sqlite:${db}` });
+    try {
+      const client = await registerPublicClient(provider.url, { account_subject: true } as never);
+      const alice = privateKeyToAccount(generatePrivateKey());
+      const { url, verifier } = await pkceAuthorization(client);
+      const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: alice });
+      const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
+      const account = tokens.claims()?.sub as string;
+      const env = { STORAGE_URL: `sqlite:${db}` };
+
+      const list = signet(['accounts', 'list', '--json'], env);
+      expect(list.status, list.stderr).toBe(0);
+      expect(JSON.parse(list.stdout)).toEqual([
+        expect.objectContaining({
+          id: account,
+          primary: `eip155:0:${alice.address}`,
+          wallets: [expect.objectContaining({ id: `eip155:0:${alice.address}`, primary: true })],
+        }),
+      ]);
+      expect(signet(['accounts', 'list'], env).stdout).toMatch(
+        new RegExp(`^ACCOUNT\\s+CREATED\\s+WALLETS\\s+PRIMARY\\n${account}`),
+      );
+      const byWallet = signet(['accounts', 'show', `eip155:0:${alice.address}`, '--json'], env);
+      expect(JSON.parse(byWallet.stdout).id).toBe(account);
+      expect(signet(['accounts', 'show', account], env).stdout).toContain(`eip155:0:${alice.address}`);
+      expect(signet(['accounts', 'show', 'acct_nobody'], env)).toMatchObject({ status: 64 });
+
+      const removed = signet(['accounts', 'delete', account, '--json'], env);
+      expect(removed.status, removed.stderr).toBe(0);
+      expect(JSON.parse(removed.stdout)).toMatchObject({ deleted: account, grants: 1 });
+      expect(JSON.parse(signet(['accounts', 'list', '--json'], env).stdout)).toEqual([]);
+      await expect(oidc.fetchUserInfo(client, tokens.access_token, oidc.skipSubjectCheck)).rejects.toThrow();
+    } finally {
+      await provider.stop();
     }
   });
 });

@@ -35,9 +35,9 @@ async function provider(storageUrl: string, extra: Record<string, string> = {}) 
 }
 
 /** The provider's start, expected to fail: its exit code and what it printed. */
-async function refusedStart(storageUrl: string) {
+async function refusedStart(storageUrl: string, extra: Record<string, string> = {}) {
   try {
-    const replica = await provider(storageUrl);
+    const replica = await provider(storageUrl, extra);
     await replica.stop();
   } catch (error) {
     const found = /^provider exited \((\d+)\) before answering:\n([\s\S]*)$/.exec((error as Error).message);
@@ -60,8 +60,16 @@ describe('maxmemory-policy at start', () => {
     },
   );
 
-  it('STORAGE_ALLOW_EVICTION=true: starts, with a warning that says why', async () => {
+  it('STORAGE_ALLOW_EVICTION=true never accepts allkeys-*: accounts, clients and keys have no expiry', async () => {
     const redis = await redisWith(['--maxmemory-policy', 'allkeys-lru']);
+    const { code, output } = await refusedStart(redis.url, { STORAGE_ALLOW_EVICTION: 'true' });
+    expect(code).toBe(78);
+    expect(output).toContain('and accounts, which never expire');
+    expect(output).toContain('accepts a volatile-* policy only');
+  });
+
+  it('STORAGE_ALLOW_EVICTION=true: a volatile-* policy starts, with a warning that says why', async () => {
+    const redis = await redisWith(['--maxmemory-policy', 'volatile-lru']);
     const replica = await provider(redis.url, { STORAGE_ALLOW_EVICTION: 'true' });
     try {
       expect((await fetch(`${replica.url}/health/ready`)).status).toBe(200);
@@ -71,7 +79,7 @@ describe('maxmemory-policy at start', () => {
         .find((line) => line.includes('maxmemory-policy'));
       expect(JSON.parse(warning as string)).toMatchObject({
         level: 40,
-        maxmemoryPolicy: ['allkeys-lru'],
+        maxmemoryPolicy: ['volatile-lru'],
         msg: expect.stringMatching(/starting anyway because STORAGE_ALLOW_EVICTION=true$/),
       });
     } finally {

@@ -5,6 +5,7 @@
  *   signet provider            start the provider (settings from the environment)
  *   signet clients …           manage registered clients
  *   signet keys …              list or rotate signing keys
+ *   signet accounts …          list, show or delete Signet accounts
  *   signet storage …           migrate the PostgreSQL schema, copy between storages
  *   signet --help | --version  answer without loading anything else
  */
@@ -17,6 +18,7 @@ commands:
   provider        start the OpenID Connect provider (settings from the environment: docs/configuration.md)
   clients …       add, list or remove registered clients   (signet clients --help)
   keys …          list or rotate the signing keys          (signet keys --help)
+  accounts …      list, show or delete Signet accounts     (signet accounts --help)
   storage …       migrate the PostgreSQL schema, copy between storages (signet storage --help)
 
 options:

@@ -1,5 +1,5 @@
 /**
- * `signet clients …`, `signet keys …` and `signet storage …` (the groups in cli/): manage what
+ * `signet clients …`, `signet keys …`, `signet accounts …` and `signet storage …` (the groups in cli/): manage what
  * lives in the provider's storage, with the same settings as the server (STORAGE_URL, …). The CLI opens storage and nothing else:
  * it never builds the HTTP app, needs no built wallet page, and a command that only reads
  * (`clients list`, `keys list`) creates nothing, not even the SQLite file.
@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { redactUrls, SettingsError } from '@signet/settings';
+import { accountCommands } from './cli/accounts.ts';
 import { clientCommands } from './cli/clients.ts';
 import { type Command, type CommandContext, type Out, UsageError } from './cli/command.ts';
 import { keyCommands } from './cli/keys.ts';
@@ -25,13 +26,14 @@ const storage = () => import('./storage/index.ts');
 const COMMANDS: Record<string, Command> = {
   ...clientCommands,
   ...keyCommands,
+  ...accountCommands,
   ...storageCommands({
     usageError: (message, usage) => new UsageError(message, usage),
     configFor: (storageUrl) => loadConfig({ ...process.env, LOG_LEVEL: 'warn', STORAGE_URL: storageUrl }),
   }),
 };
 
-const GROUPS = ['clients', 'keys', 'storage'] as const;
+const GROUPS = ['clients', 'keys', 'accounts', 'storage'] as const;
 
 function groupUsage(group: string): string {
   const lines = Object.entries(COMMANDS)
@@ -40,7 +42,7 @@ function groupUsage(group: string): string {
   return `usage: signet ${group} <command> [options]\n\n${lines.join('\n')}\n\nsignet ${group} <command> --help describes one. Settings come from the environment, as for the server (STORAGE_URL, …).`;
 }
 
-export const USAGE = `usage: signet clients|keys|storage <command> [options]\n\n${Object.entries(COMMANDS)
+export const USAGE = `usage: signet clients|keys|accounts|storage <command> [options]\n\n${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(16)} ${c.summary}`)
   .join('\n')}\n\nsignet <group> <command> --help describes one. Settings come from the environment (STORAGE_URL, …).`;
 

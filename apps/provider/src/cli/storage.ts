@@ -2,7 +2,7 @@
  * `signet storage …`: the operator's commands about the storage itself (cli.ts at the source root registers them).
  *
  *   signet storage migrate                          bring the PostgreSQL schema to this build's version
- *   signet storage copy --from <url> --to <url>     move clients and keys (and, with --sessions,
+ *   signet storage copy --from <url> --to <url>     move clients, accounts and keys (and, with --sessions,
  *                                                   sessions and tokens) between storages
  *
  * They open the storages they name themselves (STORAGE_URL for migrate; --from and --to for
@@ -41,11 +41,12 @@ either side.
   --from <url>   the storage to read (not changed)
   --to <url>     the storage to write (a PostgreSQL schema is created if needed)
   --sessions     also sessions, grants, tokens and codes, so users stay signed in
-                 (default: clients and keys only; users sign in again)
+                 (default: clients, accounts and keys only; users sign in again)
   --force        overwrite keys the target already holds with other values
   --json         print JSON
 
-Copied: clients (with registration access tokens, logos, usage records); keys (signing keys,
+Copied: clients (with registration access tokens, logos, usage records); accounts (their wallets);
+keys (signing keys,
 cookie keys, pairwise salt). Each record keeps the time it had left. A re-run copies the same
 again; a target holding other values under the same keys (a provider already started on it) is
 refused unless --force. Stop the providers writing to the source first, or copy sessions again
@@ -105,7 +106,7 @@ export function storageCommands({ usageError, configFor }: Helpers): Record<stri
       },
     },
     'storage copy': {
-      summary: 'copy clients and keys (--sessions: and sessions) to another storage',
+      summary: 'copy clients, accounts and keys (--sessions: and sessions) to another storage',
       usage: COPY_USAGE,
       ownStorage: true,
       options: {

@@ -38,6 +38,8 @@ async function seed(store: Store) {
   await store.set('client:used:rp', '{"by":"sign-in"}');
   await store.set('keys:signing', '[{"kid":"k1"}]');
   await store.set('keys:pairwise', 'salt');
+  await store.set('account:acct_1', '{"id":"acct_1","primary":"eip155:0:0x1","wallets":[{"id":"eip155:0:0x1","linkedAt":1}]}');
+  await store.set('wallet:eip155:0:0x1', 'acct_1');
   await store.set('oidc:Session:s1', '{"jti":"s1"}', 3600);
   await store.set('oidc:RefreshToken:r1', '{"jti":"r1","grantId":"g1"}', 600);
   await store.addToSet('oidc:grant:g1', 'oidc:RefreshToken:r1', 600);
@@ -60,7 +62,10 @@ describe.each(
       expect(first).toEqual({
         clients: { copied: 3, unchanged: 0, overwritten: 0 },
         keys: { copied: 2, unchanged: 0, overwritten: 0 },
+        // Accounts never expire: they move with clients and keys.
+        accounts: { copied: 2, unchanged: 0, overwritten: 0 },
       });
+      expect(await to.get('wallet:eip155:0:0x1')).toBe('acct_1');
       expect(await to.getMany(['oidc:Client:rp', 'keys:signing', 'oidc:Session:s1'])).toEqual([
         '{"client_id":"rp"}',
         '[{"kid":"k1"}]',

@@ -14,7 +14,7 @@
  */
 import type { Store, StoredEntry, Write } from './store.ts';
 
-/** The key prefixes of each part (before any deployment prefix; the layout of adapter.ts, keys.ts, clients/, logos.ts, account.ts). */
+/** The key prefixes of each part (before any deployment prefix; the layout of adapter.ts, keys.ts, clients/, logos.ts, records/, accounts/). */
 export const COPY_PARTS = {
   clients: [
     'oidc:Client:',
@@ -25,7 +25,9 @@ export const COPY_PARTS = {
     'logos:total-bytes',
   ],
   keys: ['keys:'],
-  sessions: ['oidc:', 'signin:', 'subject:eoa:', 'interaction:done:'],
+  // Accounts never expire: copied with clients and keys.
+  accounts: ['account:', 'wallet:', 'wallet-profile:'],
+  sessions: ['oidc:', 'signin:', 'subject:eoa:', 'interaction:done:', 'wallet-grants:', 'grant-session:', 'session-login:'],
 } as const;
 export type CopyPart = keyof typeof COPY_PARTS;
 
@@ -57,7 +59,7 @@ export async function copyStorage(
   to: Store,
   options: { sessions?: boolean; force?: boolean } = {},
 ): Promise<CopySummary> {
-  const parts: CopyPart[] = options.sessions ? ['clients', 'keys', 'sessions'] : ['clients', 'keys'];
+  const parts: CopyPart[] = options.sessions ? ['clients', 'keys', 'accounts', 'sessions'] : ['clients', 'keys', 'accounts'];
   // Each key belongs to the first part whose prefix it has (an oidc:Client: record is a client, not a session).
   const plan = new Map<string, { part: CopyPart; entry: StoredEntry }>();
   for (const part of parts) {

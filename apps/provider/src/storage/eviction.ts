@@ -5,7 +5,9 @@
  * authorization code or a refresh token single-use (`…:consumed`) and a sign-in end once
  * (`interaction:done:…`). A consumed marker evicted before its code expires lets the code be
  * redeemed again. So only `noeviction` is accepted: Redis then refuses writes when full (the
- * provider answers 503) instead of silently forgetting.
+ * provider answers 503) instead of silently forgetting. STORAGE_ALLOW_EVICTION (a shared cache)
+ * lets a volatile-* policy through with a warning, never an allkeys-* one: accounts, clients and
+ * signing keys have no expiry, and losing an account loses a person's wallets for good.
  */
 import { SettingsError } from '@signet/settings';
 import type { Store } from './store.ts';
@@ -38,11 +40,17 @@ export async function checkEvictionPolicy(
   const why = `Redis maxmemory-policy is ${evicting.join(', ')}: under memory pressure Redis would delete Signet's keys (${
     evicting.every((policy) => policy.startsWith('volatile-'))
       ? 'sessions, grants and the markers that make each code and refresh token usable once'
-      : 'clients, signing keys, sessions and the markers that make each code and refresh token usable once'
+      : 'accounts, clients, signing keys, sessions and the markers that make each code and refresh token usable once'
   })`;
-  if (options.allowEviction) {
+  const dropsDurable = evicting.some((policy) => !policy.startsWith('volatile-'));
+  if (options.allowEviction && !dropsDurable) {
     options.warn({ maxmemoryPolicy: evicting }, `${why}; starting anyway because STORAGE_ALLOW_EVICTION=true`);
     return;
+  }
+  if (options.allowEviction) {
+    throw new SettingsError(
+      `STORAGE_URL: ${why}, and accounts, which never expire. STORAGE_ALLOW_EVICTION=true accepts a volatile-* policy only (it evicts keys with an expiry); set maxmemory-policy ${SAFE_EVICTION_POLICY} (or volatile-lru on a shared cache)`,
+    );
   }
   throw new SettingsError(
     `STORAGE_URL: ${why}. Set maxmemory-policy ${SAFE_EVICTION_POLICY} on that Redis, or give Signet a Redis of its own; STORAGE_ALLOW_EVICTION=true starts anyway (a shared cache, at that risk)`,
