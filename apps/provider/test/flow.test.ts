@@ -177,6 +177,45 @@ describe('self-hosted provider: the whole flow with openid-client', () => {
     expect(csp).toMatch(/form-action 'self' http:\/\/127\.0\.0\.1:4999/);
   });
 
+  it('the same client with prompt=login, signed by another account in the live session: the logout-first step, then a code for the new account', async () => {
+    // The interaction asks to extend the session's grant for this client; ending the old account's
+    // session revokes that grant, which must not take the interaction with it.
+    const config = await register();
+    const jar = new CookieJar();
+    const first = await authorize(config);
+    await walletSignIn({ authorizationUrl: first.url, signer: privateKeyToAccount(generatePrivateKey()), jar });
+    const again = await authorize(config);
+    again.url.searchParams.set('prompt', 'login');
+    const { request, startInteraction, getDetails, messageFor, postSignature } = await import('@signet/testkit');
+    const interactionUrl = await startInteraction(jar, again.url);
+    const other = privateKeyToAccount(generatePrivateKey());
+    const message = messageFor(await getDetails(jar, interactionUrl), other.address);
+    const posted = await postSignature(jar, interactionUrl, { message, signature: await other.signMessage({ message }) });
+    const resume = await request(jar, new URL(posted.headers.get('location') as string, interactionUrl));
+    // The auto-submitted logout form, submitted as the browser would.
+    const form = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/.exec(await resume.text());
+    expect(form).not.toBeNull();
+    const fields = new URLSearchParams();
+    for (const [, name, value] of (form?.[2] as string).matchAll(/name="([^"]+)" value="([^"]*)"/g))
+      fields.append(name as string, value as string);
+    const confirmed = await request(jar, new URL(form?.[1] as string, provider.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: fields,
+    });
+    expect(confirmed.status).toBe(303);
+    const back = await request(jar, new URL(confirmed.headers.get('location') as string, provider.url));
+    expect(back.status).toBe(303);
+    const callback = new URL(back.headers.get('location') as string);
+    expect(callback.origin + callback.pathname).toBe(REDIRECT_URI);
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: again.verifier,
+      expectedState: again.state,
+      expectedNonce: again.nonce,
+    });
+    expect(tokens.claims()?.sub).toBe(`eip155:1:${other.address}`);
+  });
+
   it('refresh tokens for clients that ask offline_access, and they refresh', async () => {
     const config = await register({ grant_types: ['authorization_code', 'refresh_token'] });
     const verifier = oidc.randomPKCECodeVerifier();

@@ -48,6 +48,14 @@ const CONSUMABLE = new Set([
   'PreAuthorizedCode',
 ]);
 
+/**
+ * The models issued under a grant, indexed by it so revoking the grant removes them (as
+ * oidc-provider's own adapters index them). Other models may name a grant too (an Interaction
+ * that asks to extend one): revoking that grant must not delete them, or a sign-in that replaces
+ * the session's account loses its own interaction on the way.
+ */
+const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+
 /** Where the adapter keeps a model's record (before the deployment prefix). */
 export const recordKey = (model: string, id: string) => `oidc:${model}:${id}`;
 
@@ -67,7 +75,7 @@ export function createOidcAdapter(store: Store) {
       const key = this.key(id);
       const ttl = expiresIn === undefined ? undefined : expiresIn + (RETENTION_AFTER_EXPIRY[this.name] ?? 0);
       await store.set(key, JSON.stringify(payload), ttl);
-      if (payload.grantId) await store.addToSet(`oidc:grant:${payload.grantId}`, key, ttl);
+      if (payload.grantId && GRANTABLE.has(this.name)) await store.addToSet(`oidc:grant:${payload.grantId}`, key, ttl);
       if (payload.userCode) await store.set(`oidc:${this.name}:userCode:${payload.userCode}`, id, ttl);
       if (payload.uid && this.name === 'Session') await store.set(`oidc:${this.name}:uid:${payload.uid}`, id, ttl);
     }
