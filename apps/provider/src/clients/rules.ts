@@ -66,6 +66,7 @@ export type ClientFields = {
   ens_email?: unknown;
   synthetic_email_domain?: unknown;
   account_namespaces?: unknown;
+  account_subject?: unknown;
 };
 
 /**
@@ -85,5 +86,6 @@ export function clientFields(client: object): ClientFields {
     ens_email: c.ens_email,
     synthetic_email_domain: c.synthetic_email_domain,
     account_namespaces: c.account_namespaces,
+    account_subject: c.account_subject,
   };
 }

@@ -60,6 +60,8 @@ export type InteractionDetails = {
   email?: EmailSources;
   /** Present when the page may offer WalletConnect. */
   walletConnectProjectId?: string;
+  /** True when the client knows people by their Signet account (`account_subject`): every wallet of the account signs in as one. */
+  accountSubject?: true;
 };
 
 const hostOf = (uri: string) => {
@@ -152,5 +154,6 @@ export function buildDetails(
     ...(email ? { email } : {}),
     ...(conditions ? { requires: requirementsOf(conditions), requiresMatch: conditions.match } : {}),
     ...(config.walletConnectProjectId ? { walletConnectProjectId: config.walletConnectProjectId } : {}),
+    ...(fields.account_subject === true ? { accountSubject: true as const } : {}),
   };
 }

@@ -15,6 +15,7 @@ const SCOPE_WORDS: Record<string, string> = {
   profile: 'your ENS name and avatar, if you have them',
   siwe: 'the message you sign and its signature',
   offline_access: 'access while you are away (a refresh token)',
+  wallets: 'the wallets linked to your Signet account',
 };
 
 /** The scope in words; the account id names the kinds of account this sign-in takes (Ethereum, Solana). */
@@ -40,6 +41,9 @@ function describeEmail(email: InteractionDetails['email'], namespaces: readonly 
 /** The page's list of what the client will receive. */
 const receivedWords = (details: InteractionDetails) =>
   details.scopes.flatMap((scope) => {
+    if (scope === 'openid' && details.accountSubject) {
+      return ['your Signet account id (the same whichever of your wallets signs) and the wallet that signed'];
+    }
     const words = scope === 'email' ? describeEmail(details.email, details.namespaces) : describeScope(scope, details.namespaces);
     return words ? [words] : [];
   });
@@ -181,7 +185,7 @@ export function renderInteractionPage(services: { config: Config; assets: WebAss
   <form id="abort" method="post" action="/interaction/${details.uid}/abort">
     <button type="submit" class="link">Cancel and go back</button>
   </form>
-  <p class="muted small">Signing is free: it is not a transaction and costs no gas.</p>
+  <p class="muted small">Signing is free: it is not a transaction and costs no gas. <a href="/account" target="_blank" rel="noopener">Your Signet account: add another wallet</a></p>
 </main>
 <script type="application/json" id="interaction-details">${raw(JSON.stringify(details).replace(/</g, '\\u003c'))}</script>`;
   return layout({
