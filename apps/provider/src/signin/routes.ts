@@ -2,7 +2,8 @@
  * The SIWE interaction (docs/ARCHITECTURE.md, "The interaction contract"):
  *   GET  /interaction/:uid          the wallet page (HTML) or the details (JSON)
  *   POST /interaction/:uid          { message, signature } as JSON or form → 303 onward
- *                                   (an EIP-4361 message, or a Sign In With Solana one)
+ *                                   (an EIP-4361 message, a Sign In With Solana or a Sign in
+ *                                   with Bitcoin one)
  *   POST /interaction/:uid/abort    → access_denied at the client
  * The signature is the consent: a verified signature finishes both the login and the
  * consent prompt, creating the grant for exactly the scopes the client asked for.
@@ -19,6 +20,7 @@ import { type SignInRecord, saveSignIn } from '../records/sign-ins.ts';
 import type { Services } from '../services.ts';
 import { accountIdOf } from '../wallets/ethereum.ts';
 import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
+import { verifyBitcoinSignIn } from './bitcoin/verify.ts';
 import { readSignedMessage } from './body.ts';
 import { expectationsFor } from './contract.ts';
 import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
@@ -150,6 +152,24 @@ export function interactionRoutes(router: Router, services: Services) {
     return verified;
   }
 
+  /** A Bitcoin signer: verified offline (bitcoin/verify.ts); no name, no holdings, no node. */
+  async function bitcoinSigner(
+    loaded: LoadedInteraction,
+    body: SignedBody,
+    started: number,
+    progress: SignInProgress,
+  ): Promise<Signer> {
+    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
+      const result = verifyBitcoinSignIn(body, loaded.details, { now: Date.now(), clockSkewMs: config.clockSkewSeconds * 1000 });
+      span.set('signet.siwe.method', result.method);
+      span.set('signet.bitcoin.network', result.network);
+      return result;
+    });
+    metrics.verification(performance.now() - started, verified.method);
+    progress.verified = { account: verified.accountId, method: verified.method };
+    return verified;
+  }
+
   /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
   async function signIn(ctx: Context, loaded: LoadedInteraction, body: SignedBody, progress: SignInProgress) {
     const started = performance.now();
@@ -162,7 +182,9 @@ export function interactionRoutes(router: Router, services: Services) {
     const signer =
       namespace === 'solana'
         ? await solanaSigner(loaded, body, started, progress)
-        : await ethereumSigner(loaded, body, started, progress);
+        : namespace === 'bip122'
+          ? await bitcoinSigner(loaded, body, started, progress)
+          : await ethereumSigner(loaded, body, started, progress);
     const { accountId, method } = signer;
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
