@@ -12,7 +12,7 @@ function sizeReport(): Plugin {
       const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
       console.log(
         `wallet page: ${kb(sizes.initial.gzipBytes)} gzipped JavaScript with the page (budget ${kb(PAGE_SCRIPT_BUDGET_GZIP)}), ` +
-          `${kb(sizes.onDemand.gzipBytes)} on demand (WalletConnect, Solana signing)`,
+          `${kb(sizes.onDemand.gzipBytes)} on demand (WalletConnect, Solana and Bitcoin signing)`,
       );
       if (sizes.initial.gzipBytes > PAGE_SCRIPT_BUDGET_GZIP) {
         throw new Error(

@@ -5,12 +5,15 @@
  * signature, and posts message + signature with the page's form (the provider answers 303
  * onward, or this page again with the error). When the sign-in takes Solana accounts, Solana
  * wallets (Wallet Standard) join the same list; their code (solana.ts) loads when one is picked.
+ * Bitcoin wallets likewise (sats-connect providers, Unisat, OKX, Phantom, the Wallet Standard's
+ * `bitcoin:signMessage`), their code in bitcoin.ts.
  */
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet } from '@wallet-standard/base';
 import { getAddress } from 'viem/utils';
 import { messageFromDetails } from '../../src/signin/contract.ts';
 import type { InteractionDetails } from '../../src/signin/details.ts';
+import type { BitcoinWallet } from './bitcoin.ts';
 
 /** The interaction details the server embeds in the page (the JSON of GET /interaction/<uid>). */
 type Details = InteractionDetails;
@@ -22,9 +25,13 @@ type Eip1193Provider = {
 type WalletChoice = { id: string; name: string; icon?: string } & (
   | { kind: 'eip155'; provider: Eip1193Provider }
   | { kind: 'solana'; wallet: Wallet }
+  | { kind: 'bip122'; bitcoin: BitcoinWallet }
 );
 
 type ProviderError = { code?: number; message?: string };
+
+/** An object a wallet injected into the page, of no known shape: read field by field. */
+type Injected = { readonly [key: string]: Injected | undefined };
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null;
 
@@ -46,6 +53,7 @@ const CHAIN_NAMES: Record<number, string> = {
   11155111: 'Sepolia',
 };
 const chainName = (id: number) => CHAIN_NAMES[id] ?? `chain ${id}`;
+const KINDS = { eip155: 'Ethereum', solana: 'Solana', bip122: 'Bitcoin' };
 
 function say(text: string, kind: 'info' | 'error' | 'busy' = 'info', action?: { label: string; run: () => void }) {
   if (!status) return;
@@ -129,6 +137,12 @@ async function signIn(wallet: WalletChoice) {
   setBusy(true);
   try {
     if (wallet.kind === 'solana') return await signInWithSolana(wallet.wallet, wallet.name);
+    if (wallet.kind === 'bip122') {
+      say(`Check the message in ${wallet.name} and sign it.`, 'busy');
+      const { signWithBitcoin } = await import('./bitcoin.ts');
+      const signed = await signWithBitcoin(wallet.bitcoin, details, { now: Date.now() + clockOffset, show: showMessage });
+      return submit(signed.message, signed.signature);
+    }
     say(`Asking ${wallet.name} for your account…`, 'busy');
     const accounts = (await wallet.provider.request({ method: 'eth_requestAccounts' })) as string[];
     if (!accounts?.[0]) throw new Error('the wallet returned no account');
@@ -165,10 +179,14 @@ function renderWallets(wallets: WalletChoice[]) {
       walletsSection.append(p);
       return;
     }
-    const kinds = namespaces.map((ns) => (ns === 'solana' ? 'Solana' : 'Ethereum')).join(' or ');
+    const kinds = namespaces.map((ns) => KINDS[ns]).join(' or ');
     p.append(`No ${kinds} wallet was found in this browser. `);
     const link = document.createElement('a');
-    link.href = namespaces.includes('eip155') ? 'https://ethereum.org/wallets/find-wallet/' : 'https://solana.com/solana-wallets';
+    link.href = namespaces.includes('eip155')
+      ? 'https://ethereum.org/wallets/find-wallet/'
+      : namespaces.includes('solana')
+        ? 'https://solana.com/solana-wallets'
+        : 'https://bitcoin.org/en/choose-your-wallet';
     link.rel = 'noopener noreferrer';
     link.target = '_blank';
     link.textContent = 'Get a wallet';
@@ -193,7 +211,7 @@ function renderWallets(wallets: WalletChoice[]) {
       img.height = 24;
       button.append(img);
     }
-    button.append(`Sign in with ${wallet.name}${wallet.kind === 'solana' ? ' (Solana)' : ''}`);
+    button.append(`Sign in with ${wallet.name}${wallet.kind === 'eip155' ? '' : ` (${KINDS[wallet.kind]})`}`);
     button.addEventListener('click', () => signIn(wallet));
     walletsSection.append(button);
   }
@@ -219,6 +237,42 @@ function solanaWallets(): WalletChoice[] {
     }));
 }
 
+/**
+ * Bitcoin wallets, each once (by name): sats-connect's providers (`window.btc_providers`, WBIP004,
+ * and Xverse's and Leather's own), Unisat, OKX and Phantom by their injected objects, then Wallet
+ * Standard wallets with `bitcoin:signMessage`.
+ */
+function bitcoinWallets(): WalletChoice[] {
+  const w = window as unknown as Injected;
+  const found: WalletChoice[] = [];
+  const add = (name: unknown, icon: unknown, bitcoin: BitcoinWallet) => {
+    const label = String(name || 'Wallet');
+    if (!found.some((f) => f.name.toLowerCase() === label.toLowerCase()))
+      found.push({ kind: 'bip122', id: `bitcoin-${found.length}`, name: label, icon: icon as string, bitcoin });
+  };
+  for (const listed of (w.btc_providers as unknown as Injected[] | undefined) ?? []) {
+    const provider = String(listed?.id ?? '')
+      .split('.')
+      .reduce<Injected | undefined>((at, key) => at?.[key], w);
+    if (provider?.request) add(listed.name, listed.icon, { via: 'sats', provider });
+  }
+  const injected: [string, Injected | undefined, 'sats' | 'unisat' | 'okx' | 'phantom'][] = [
+    ['Xverse', w.XverseProviders?.BitcoinProvider, 'sats'],
+    ['Leather', w.LeatherProvider, 'sats'],
+    ['Unisat', w.unisat, 'unisat'],
+    ['OKX Wallet', w.okxwallet?.bitcoin, 'okx'],
+    ['Phantom', w.phantom?.bitcoin, 'phantom'],
+  ];
+  for (const [name, provider, via] of injected) {
+    if (provider?.request || provider?.signMessage) add(name, undefined, { via, provider });
+  }
+  for (const wallet of getWallets().get()) {
+    if ('bitcoin:signMessage' in wallet.features && wallet.chains.some((chain) => chain.startsWith('bitcoin:')))
+      add(wallet.name, wallet.icon, { via: 'standard', wallet });
+  }
+  return found;
+}
+
 function discoverWallets(): Promise<WalletChoice[]> {
   const found = new Map<string, WalletChoice>();
   const ethereum = namespaces.includes('eip155');
@@ -237,7 +291,7 @@ function discoverWallets(): Promise<WalletChoice[]> {
     window.dispatchEvent(new Event('eip6963:requestProvider'));
   }
   // Wallet Standard: wallets already loaded register when asked (app-ready), later ones announce themselves.
-  if (namespaces.includes('solana')) getWallets();
+  if (namespaces.includes('solana') || namespaces.includes('bip122')) getWallets();
   return new Promise((resolve) => {
     setTimeout(() => {
       const wallets = [...found.values()];
@@ -245,6 +299,7 @@ function discoverWallets(): Promise<WalletChoice[]> {
       if (ethereum && wallets.length === 0 && legacy?.request)
         wallets.push({ kind: 'eip155', id: 'injected', name: 'your browser wallet', provider: legacy });
       if (namespaces.includes('solana')) wallets.push(...solanaWallets());
+      if (namespaces.includes('bip122')) wallets.push(...bitcoinWallets());
       if (ethereum && details.walletConnectProjectId) wallets.push(walletConnectChoice(details.walletConnectProjectId));
       resolve(wallets);
     }, 300);
