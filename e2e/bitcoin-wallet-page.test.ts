@@ -144,6 +144,11 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
     const key = bitcoinKey();
     const { page } = await w.page({ key, shape: 'sats', type: 'p2sh-p2wpkh', name: 'Test Sats Wallet' });
     await toSignInPage(page);
+    // Listed once, though reachable two ways (btc_providers, and as Xverse's default provider).
+    expect(await page.locator('button.wallet').allTextContents()).toEqual([
+      'Sign in with Test Wallet',
+      'Sign in with Test Sats Wallet (Bitcoin)',
+    ]);
     await bitcoinButton(page).click();
     await page.waitForURL(`${client.url}/`);
     expect(await page.textContent('main')).toContain(`bip122:${MAINNET}:${key.address('p2sh-p2wpkh')}`);

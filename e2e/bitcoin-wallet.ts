@@ -8,7 +8,8 @@
  *   (registered by the `wallet-standard:register-wallet` / `wallet-standard:app-ready` events, as
  *   an extension does); the signature comes back as bytes.
  * - `unisat`: `window.unisat` (`requestAccounts`, `getChain`, `signMessage(text, type)`), base64 back.
- * - `sats`: a sats-connect provider listed in `window.btc_providers` (WBIP004), answering JSON-RPC
+ * - `sats`: a sats-connect provider listed in `window.btc_providers` (WBIP004) and set as
+ *   `window.XverseProviders.BitcoinProvider` (as Xverse does), answering JSON-RPC
  *   `request('getAddresses' | 'signMessage', params)`.
  */
 
@@ -116,6 +117,8 @@ export async function addBitcoinWallet(context: BrowserContext, wallet: () => Bi
           },
         };
         w.btc_providers = [{ id: 'TestSatsProvider', name, icon, webUrl: 'https://wallet.example' }];
+        // As Xverse does: its provider is also sats-connect's default, listed under another name.
+        w.XverseProviders = { BitcoinProvider: w.TestSatsProvider };
         return;
       }
       // The Wallet Standard, with the Bitcoin features @exodus/bitcoin-wallet-standard names.

@@ -238,17 +238,21 @@ function solanaWallets(): WalletChoice[] {
 }
 
 /**
- * Bitcoin wallets, each once (by name): sats-connect's providers (`window.btc_providers`, WBIP004,
+ * Bitcoin wallets, each once (by name, and by the object reached: Xverse lists its own provider in
+ * `btc_providers` too): sats-connect's providers (`window.btc_providers`, WBIP004,
  * and Xverse's and Leather's own), Unisat, OKX and Phantom by their injected objects, then Wallet
  * Standard wallets with `bitcoin:signMessage`.
  */
 function bitcoinWallets(): WalletChoice[] {
   const w = window as unknown as Injected;
   const found: WalletChoice[] = [];
+  const reached = new Set<unknown>();
   const add = (name: unknown, icon: unknown, bitcoin: BitcoinWallet) => {
     const label = String(name || 'Wallet');
-    if (!found.some((f) => f.name.toLowerCase() === label.toLowerCase()))
-      found.push({ kind: 'bip122', id: `bitcoin-${found.length}`, name: label, icon: icon as string, bitcoin });
+    const target = bitcoin.via === 'standard' ? bitcoin.wallet : bitcoin.provider;
+    if (reached.has(target) || found.some((f) => f.name.toLowerCase() === label.toLowerCase())) return;
+    reached.add(target);
+    found.push({ kind: 'bip122', id: `bitcoin-${found.length}`, name: label, icon: icon as string, bitcoin });
   };
   for (const listed of (w.btc_providers as unknown as Injected[] | undefined) ?? []) {
     const provider = String(listed?.id ?? '')
