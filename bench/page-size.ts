@@ -13,7 +13,7 @@ export async function pageSize(): Promise<Section> {
       rows: [
         ['with the page', String(sizes.initial.files.length), kb(sizes.initial.bytes), kb(sizes.initial.gzipBytes)],
         [
-          'on demand (Solana signing, only when a Solana wallet is picked; WalletConnect, only when configured and picked)',
+          'on demand (Solana or Bitcoin signing, only when such a wallet is picked; WalletConnect, only when configured and picked)',
           String(sizes.onDemand.files.length),
           kb(sizes.onDemand.bytes),
           kb(sizes.onDemand.gzipBytes),

@@ -8,7 +8,15 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SETTING_NAMES } from '@signet/provider';
-import { pkceAuthorization, registerPublicClient, solanaKeypair, solanaSignIn, walletSignIn } from '@signet/testkit';
+import {
+  bitcoinKey,
+  bitcoinSignIn,
+  pkceAuthorization,
+  registerPublicClient,
+  solanaKeypair,
+  solanaSignIn,
+  walletSignIn,
+} from '@signet/testkit';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +61,7 @@ describe('production install (scripts/runtime-tree.sh)', () => {
       'provider',
       'ratelimit',
       'settings',
+      'siwb',
       'siwe',
       'siws',
     ]);
@@ -79,6 +88,7 @@ describe('production install (scripts/runtime-tree.sh)', () => {
         STORAGE_URL: `sqlite:${join(scratch, 'data', 'signet.db')}`,
         LOG_LEVEL: 'warn',
         SOLANA_NETWORKS: 'mainnet',
+        BITCOIN_NETWORKS: 'mainnet',
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -117,6 +127,15 @@ describe('production install (scripts/runtime-tree.sh)', () => {
       const { callbackUrl: solanaCallback } = await solanaSignIn({ authorizationUrl: solana.url, keypair });
       const solanaTokens = await oidc.authorizationCodeGrant(client, solanaCallback, { pkceCodeVerifier: solana.verifier });
       expect(solanaTokens.claims()?.sub).toBe(`solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:${keypair.address}`);
+      // And with Bitcoin (@signet/siwb's JavaScript, @scure/btc-signer and @noble/curves from the pruned tree).
+      const bitcoin = await pkceAuthorization(client, { scope: 'openid' });
+      const { callbackUrl: bitcoinCallback, address } = await bitcoinSignIn({
+        authorizationUrl: bitcoin.url,
+        key: bitcoinKey(),
+        type: 'p2tr',
+      });
+      const bitcoinTokens = await oidc.authorizationCodeGrant(client, bitcoinCallback, { pkceCodeVerifier: bitcoin.verifier });
+      expect(bitcoinTokens.claims()?.sub).toBe(`bip122:000000000019d6689c085ae165831e93:${address}`);
       const page = await (await fetch(`${url}/.well-known/openid-configuration`)).json();
       expect(page.issuer).toBe(url);
     } finally {

@@ -4,7 +4,7 @@
 #   npm ci && npm run build && scripts/runtime-tree.sh /srv/signet
 #   cd /srv/signet && node_modules/.bin/signet provider
 #
-# DEST gets the built provider and the four libraries it uses (JavaScript, the wallet page,
+# DEST gets the built provider and the five libraries it uses (JavaScript, the wallet page,
 # package manifests), the lockfile, and node_modules pruned to production dependencies: no
 # compiler, bundler, test runner, local Ethereum node or ENS contracts. The Dockerfile's build
 # stage runs exactly this; e2e/production.test.ts runs it in a scratch directory and signs in
@@ -18,7 +18,7 @@ dest="${1:?usage: scripts/runtime-tree.sh DEST}"
 mkdir -p "$dest"
 dest="$(cd "$dest" && pwd)"
 
-workspaces=(apps/provider packages/siwe packages/siws packages/settings packages/ratelimit)
+workspaces=(apps/provider packages/siwe packages/siws packages/siwb packages/settings packages/ratelimit)
 for ws in "${workspaces[@]}"; do
   mkdir -p "$dest/$ws"
   cp "$src/$ws/package.json" "$dest/$ws/"

@@ -27,6 +27,7 @@ import {
   signatureVerifiersSetting,
   text,
 } from '@signet/settings';
+import { BITCOIN_NETWORKS, type BitcoinNetwork } from '@signet/siwb/message';
 import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws/message';
 import { z } from 'zod';
 import type { AuditDestination } from './observability/audit.ts';
@@ -60,13 +61,14 @@ const LISTEN = 'Where it listens and who it is';
 const STORAGE = 'Storage';
 const CHAINS = 'Chains: contract wallets and ENS';
 const SOLANA = 'Sign in with Solana';
+const BITCOIN = 'Sign in with Bitcoin';
 const CLIENTS = 'Clients and sign-in';
 const RATE = 'Rate limits';
 const RP = 'Relying parties';
 const LEGAL = 'Legal texts';
 const OPS = 'Operations';
 const OTEL = 'Traces (OpenTelemetry)';
-export const SETTING_GROUPS = [LISTEN, STORAGE, CHAINS, SOLANA, CLIENTS, RATE, RP, LEGAL, OPS, OTEL];
+export const SETTING_GROUPS = [LISTEN, STORAGE, CHAINS, SOLANA, BITCOIN, CLIENTS, RATE, RP, LEGAL, OPS, OTEL];
 
 const schema = {
   PORT: setting(int(1, 65535, 3000), { group: LISTEN, default: '`3000`', description: 'listen port' }),
@@ -238,6 +240,12 @@ const schema = {
     default: 'none (off)',
     description:
       'Sign in with Solana: the clusters a user may sign in with, a comma list of `mainnet`, `devnet`, `testnet` (`solanaNetworks` in the interaction details); empty turns Solana off. Ed25519 is checked offline: it needs no RPC node ([Sign in with Solana](wallets.md#sign-in-with-solana))',
+  }),
+  BITCOIN_NETWORKS: setting(listOf(BITCOIN_NETWORKS), {
+    group: BITCOIN,
+    default: 'none (off)',
+    description:
+      'Sign in with Bitcoin: the networks a user may sign in with, a comma list of `mainnet`, `testnet` (testnet3), `testnet4`, `signet` (`bitcoinNetworks` in the interaction details); empty turns Bitcoin off. BIP-322 and BIP-137 signatures are checked offline: it needs no Bitcoin node ([Sign in with Bitcoin](wallets.md#sign-in-with-bitcoin))',
   }),
   CLIENTS_FILE: setting(optionalText, {
     group: CLIENTS,
@@ -556,6 +564,8 @@ export type Config = {
   chainIds: number[];
   /** SOLANA_NETWORKS: the Solana clusters a user may sign in with (Sign In With Solana); empty = off. */
   solanaNetworks: SolanaNetwork[];
+  /** BITCOIN_NETWORKS: the Bitcoin networks a user may sign in with (Sign in with Bitcoin); empty = off. */
+  bitcoinNetworks: BitcoinNetwork[];
   clockSkewSeconds: number;
   clientsFile?: string;
   staticClients: Record<string, unknown>[];
@@ -689,6 +699,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     chainIds: allowedChains,
     solanaNetworks: s.SOLANA_NETWORKS,
+    bitcoinNetworks: s.BITCOIN_NETWORKS,
     clockSkewSeconds: s.CLOCK_SKEW_SECONDS,
     clientsFile: s.CLIENTS_FILE,
     staticClients: s.CLIENTS_FILE ? readClientsFile(s.CLIENTS_FILE) : [],

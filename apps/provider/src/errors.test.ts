@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SIWB_ERROR_TYPES, SiwbError, siwbErrorStatus } from '@signet/siwb';
 import { SiwsError } from '@signet/siws';
 import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS, HttpError, statusOf, toHttpError } from './errors.ts';
@@ -33,6 +34,25 @@ describe("the provider's error codes", () => {
       status: 401,
     });
     expect(toHttpError(new SiwsError('INVALID_ADDRESS', 'not 32 bytes'))).toMatchObject({ code: 'INVALID_ADDRESS', status: 400 });
+  });
+
+  it('maps Sign in with Bitcoin failures by the library’s status, keeps their types, and lists its own codes in the table', () => {
+    for (const type of SIWB_ERROR_TYPES) expect(statusOf(type), type).toBe(siwbErrorStatus(type));
+    for (const code of [
+      'UNSUPPORTED_ADDRESS_TYPE',
+      'NETWORK_MISMATCH',
+      'MALFORMED_SIGNATURE',
+      'NON_CANONICAL_SIGNATURE',
+      'UNSUPPORTED_SIGHASH',
+      'SIGNATURE_TYPE_MISMATCH',
+    ] as const) {
+      expect(ERROR_STATUS[code], code).toBe(siwbErrorStatus(code));
+    }
+    expect(toHttpError(new SiwbError('SIGNATURE_TYPE_MISMATCH', 'a Taproot signature for a bc1q address'))).toMatchObject({
+      code: 'SIGNATURE_TYPE_MISMATCH',
+      status: 400,
+    });
+    expect(toHttpError(new SiwbError('INVALID_SIGNATURE', 'not made by the key'))).toMatchObject({ status: 401 });
   });
 
   it('converts what is thrown: SIWE errors keep their type, storage failures (also as a cause) are 503, bugs are left alone', () => {

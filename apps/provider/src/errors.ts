@@ -1,8 +1,9 @@
 /**
  * Every error the provider's own endpoints answer: one table of codes and statuses, one error
  * class, one conversion from whatever was thrown, and one function that writes the response.
- * SIWE and SIWS failures keep their library's stable types as their codes.
+ * SIWE, SIWS and SIWB failures keep their library's stable types as their codes.
  */
+import { isSiwbError, SIWB_ERROR_TYPES, type SiwbErrorType, siwbErrorStatus } from '@signet/siwb/message';
 import { isSiweError, SIWE_ERROR_TYPES, type SiweErrorType, siweErrorStatus } from '@signet/siwe';
 import { isSiwsError, type SiwsErrorType, siwsErrorStatus } from '@signet/siws/message';
 import type { Context } from 'koa';
@@ -29,8 +30,21 @@ export const ERROR_STATUS = {
   ACCESS_CONDITION_NOT_MET: 403,
   /** The message is for a kind of account (Ethereum, Solana) this provider does not offer or this client does not allow. */
   NAMESPACE_NOT_ALLOWED: 400,
-  /** A Solana wallet signed another message than the one this sign-in gave it (a field changed, added or left out). */
+  /** A Solana wallet signed another message than the one this sign-in gave it (a field changed, added or left out), or a Bitcoin message is not the one the details give. */
   MESSAGE_MISMATCH: 400,
+  // Sign in with Bitcoin's own refusals (the SIWB library's types, listed here so docs/wallets.md lists them too):
+  /** The Bitcoin address is of a type that cannot sign in (P2WSH, another witness version, a P2SH that is not P2SH-P2WPKH). */
+  UNSUPPORTED_ADDRESS_TYPE: 400,
+  /** The Bitcoin address belongs to another network than the message's Chain ID (a test address on mainnet, or the reverse). */
+  NETWORK_MISMATCH: 400,
+  /** The Bitcoin signature is not an accepted form (not padded base64, over 400 characters, a witness with missing or extra items, a full signature that is not the single-input template). */
+  MALFORMED_SIGNATURE: 400,
+  /** An ECDSA signature that is not strict DER or has a high S (another encoding of a valid signature). */
+  NON_CANONICAL_SIGNATURE: 400,
+  /** A Bitcoin signature hash type other than SIGHASH_ALL or Taproot's default. */
+  UNSUPPORTED_SIGHASH: 400,
+  /** A signature of a kind the Bitcoin address does not sign with (a Taproot signature for a bc1q address, BIP-137 for a segwit one, a lying BIP-137 header). */
+  SIGNATURE_TYPE_MISMATCH: 400,
   /** Too many attempts from this client address. */
   RATE_LIMITED: 429,
   /** `/account`: no sign-in in this browser (a provider session, or a signature at /account/reauth). */
@@ -53,11 +67,12 @@ export const ERROR_STATUS = {
   STORAGE_UNAVAILABLE: 503,
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS | SiweErrorType | SiwsErrorType;
+export type ErrorCode = keyof typeof ERROR_STATUS | SiweErrorType | SiwsErrorType | SiwbErrorType;
 
 export function statusOf(code: ErrorCode): number {
   if (code in ERROR_STATUS) return ERROR_STATUS[code as keyof typeof ERROR_STATUS];
   if ((SIWE_ERROR_TYPES as readonly string[]).includes(code)) return siweErrorStatus(code as SiweErrorType);
+  if ((SIWB_ERROR_TYPES as readonly string[]).includes(code)) return siwbErrorStatus(code as SiwbErrorType);
   return siwsErrorStatus(code as SiwsErrorType);
 }
 
@@ -92,7 +107,8 @@ export class HttpError extends Error {
 /** What was thrown, as an HttpError, or undefined for an error that is a bug (left to become a 500). */
 export function toHttpError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
-  if (isSiweError(error) || isSiwsError(error)) return new HttpError(error.type, error.message, { cause: error });
+  if (isSiweError(error) || isSiwsError(error) || isSiwbError(error))
+    return new HttpError(error.type, error.message, { cause: error });
   if (
     error instanceof StorageUnavailableError ||
     (error as { cause?: unknown } | undefined)?.cause instanceof StorageUnavailableError

@@ -103,7 +103,7 @@ describe('access conditions: only holders may sign in', () => {
   const nft = (tokenId?: string) => ({ type: 'erc721', chainId: 1, contract: erc721.address, ...(tokenId ? { tokenId } : {}) });
 
   it('registration validates access_conditions and names the problem; a valid one is echoed and managed', async () => {
-    const base = { type: 'erc20', chainId: 1, contract: '0x' + '11'.repeat(20), minimum: '1' };
+    const base = { type: 'erc20', chainId: 1, contract: `0x${'11'.repeat(20)}`, minimum: '1' };
     const cases: [unknown, RegExp][] = [
       [
         { match: 'all', conditions: [{ ...base, contract: '0x1234' }] },
@@ -223,7 +223,7 @@ describe('access conditions: only holders may sign in', () => {
       [{ match: 'any', conditions: [erc20Min('1000'), erc1155Min('2'), native('2000000000000000000')] }, 403, 'one of:'],
       [{ match: 'all', conditions: [native('1000000000000000001')] }, 403, 'wei) on chain 1'],
       // Not a token contract at all: the read fails, which is "not met", never an error.
-      [{ match: 'all', conditions: [{ type: 'erc20', chainId: 1, contract: '0x' + '22'.repeat(20), minimum: '1' }] }, 403],
+      [{ match: 'all', conditions: [{ type: 'erc20', chainId: 1, contract: `0x${'22'.repeat(20)}`, minimum: '1' }] }, 403],
     ];
     for (const [conditions, status, words] of expectations) {
       const { config } = await gatedClient(conditions);

@@ -196,7 +196,7 @@ describe('self-hosted provider: the whole flow with openid-client', () => {
     const form = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/.exec(await resume.text());
     expect(form).not.toBeNull();
     const fields = new URLSearchParams();
-    for (const [, name, value] of (form?.[2] as string).matchAll(/name="([^"]+)" value="([^"]*)"/g))
+    for (const [, name, value] of (form?.[2] ?? '').matchAll(/name="([^"]+)" value="([^"]*)"/g))
       fields.append(name as string, value as string);
     const confirmed = await request(jar, new URL(form?.[1] as string, provider.url), {
       method: 'POST',

@@ -8,6 +8,8 @@
 import { base58 } from '@scure/base';
 import {
   anyText,
+  bitcoinKey,
+  bitcoinMessageFor,
   CookieJar,
   contentType,
   getDetails,
@@ -34,8 +36,9 @@ describe('hostile input against the running provider', () => {
   let authorizationQuery: string;
   let validInteraction: { message: string; signature: string };
   let validSolana: { message: string; signature: string };
+  let validBitcoin: { message: string; signature: string };
   beforeAll(async () => {
-    provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet' });
+    provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet', BITCOIN_NETWORKS: 'mainnet' });
     client = await registerPublicClient(provider.url);
     const { url } = await pkceAuthorization(client);
     authorizationQuery = url.search.slice(1);
@@ -47,6 +50,9 @@ describe('hostile input against the running provider', () => {
     const keypair = solanaKeypair();
     const solana = solanaMessageFor(details, keypair.address);
     validSolana = { message: solana, signature: base58.encode(keypair.sign(solana)) };
+    const key = bitcoinKey();
+    const bitcoin = bitcoinMessageFor(details, key.address('p2tr'));
+    validBitcoin = { message: bitcoin, signature: key.sign('p2tr', bitcoin) };
   });
   afterAll(async () => {
     const health = await fetch(`${provider.url}/health`);
@@ -94,6 +100,9 @@ describe('hostile input against the running provider', () => {
           // Sign In With Solana: signed for another sign-in of this provider, then mutated.
           mutated(JSON.stringify(validSolana)),
           mutated(new URLSearchParams(validSolana).toString()),
+          // Sign in with Bitcoin (BIP-322, Taproot), likewise.
+          mutated(JSON.stringify(validBitcoin)),
+          mutated(new URLSearchParams(validBitcoin).toString()),
         ),
         contentType,
         fc.boolean(),
@@ -114,7 +123,7 @@ describe('hostile input against the running provider', () => {
     const valid = JSON.stringify({ redirect_uris: ['https://rp.example.com/cb'], client_name: 'Fuzz' });
     const withNamespaces = JSON.stringify({
       redirect_uris: ['https://rp.example.com/cb'],
-      account_namespaces: ['eip155', 'solana'],
+      account_namespaces: ['eip155', 'solana', 'bip122'],
     });
     await fc.assert(
       fc.asyncProperty(

@@ -188,8 +188,11 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
     const before = await stored();
 
     // A message for another kind of account, by its first line.
+    const cosmos = good.message.replace('your Solana account:', 'your Cosmos account:');
+    await expectError(await post(signedBy(keypair, cosmos)), 400, 'WRONG_NAMESPACE', /Cosmos/);
+    // Bitcoin is a namespace Signet knows, not offered here (BITCOIN_NETWORKS is empty).
     const bitcoin = good.message.replace('your Solana account:', 'your Bitcoin account:');
-    await expectError(await post(signedBy(keypair, bitcoin)), 400, 'WRONG_NAMESPACE', /Bitcoin/);
+    await expectError(await post(signedBy(keypair, bitcoin)), 400, 'NAMESPACE_NOT_ALLOWED', /does not sign in Bitcoin accounts/);
     // A base58 address that is not 32 bytes (31 here), well formed otherwise.
     const short = good.message.replace(keypair.address, base58.encode(new Uint8Array(31).fill(7)));
     await expectError(await post(signedBy(keypair, short)), 400, 'INVALID_ADDRESS');

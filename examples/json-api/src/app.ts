@@ -1,10 +1,20 @@
 /**
- * Application B: a stateless JSON API that verifies Sign-In with Ethereum messages, and Sign In
- * With Solana ones when SOLANA_NETWORKS names a cluster; its README lists its
- * routes, processing order, messages and status codes.
+ * Application B: a stateless JSON API that verifies Sign-In with Ethereum messages, Sign In With
+ * Solana ones when SOLANA_NETWORKS names a cluster, and Sign in with Bitcoin ones when
+ * BITCOIN_NETWORKS names a network; its README lists its routes, processing order, messages and
+ * status codes.
  */
 import { clientIp, rateLimit } from '@signet/hono-kit';
 import { createRateLimiter } from '@signet/ratelimit';
+import {
+  bitcoinNetworkOf,
+  isSiwbError,
+  parseSiwbMessage,
+  type SiwbMessage,
+  validateSiwbFields,
+  validateSiwbTimes,
+  verifyBitcoinSignature,
+} from '@signet/siwb';
 import {
   type ChainRegistry,
   createChainRegistry,
@@ -58,6 +68,8 @@ export const MESSAGES = {
 
 const SOLANA_FIRST_LINE = ' wants you to sign in with your Solana account:';
 const isSolanaMessage = (message: string) => message.split('\n', 1)[0]?.endsWith(SOLANA_FIRST_LINE) === true;
+const BITCOIN_FIRST_LINE = ' wants you to sign in with your Bitcoin account:';
+const isBitcoinMessage = (message: string) => message.split('\n', 1)[0]?.endsWith(BITCOIN_FIRST_LINE) === true;
 
 /** The 15-minute window of 100 requests per client address. */
 export const RATE_LIMIT = { limit: 100, windowSeconds: 15 * 60 };
@@ -135,7 +147,7 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
   }
 
   /** Step 3: the nonce exists, is fresh, and is now spent (a Solana message without one: not found). */
-  async function consumeNonce(parsed: SiweMessage | SiwsMessage) {
+  async function consumeNonce(parsed: SiweMessage | SiwsMessage | SiwbMessage) {
     const outcome = parsed.nonce === undefined ? 'not-found' : await nonces.consume(parsed.nonce, now());
     if (outcome === 'ok') return;
     throw new HttpError(
@@ -167,14 +179,26 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
     }
   }
 
+  /** Step 4 for a Bitcoin message: the domain allow-list and the network allow-list (BITCOIN_NETWORKS). */
+  function checkBitcoinDomainAndNetwork(parsed: SiwbMessage) {
+    try {
+      validateSiwbFields(parsed, { domain: config.allowedDomains });
+    } catch {
+      throw new HttpError(400, MESSAGES.invalidDomain(parsed.domain));
+    }
+    const network = bitcoinNetworkOf(parsed.chainId);
+    if (network === undefined || !config.bitcoinNetworks.includes(network))
+      throw new HttpError(400, MESSAGES.invalidChain(parsed.chainId));
+  }
+
   /** Steps 5-6: expiration and not-before (a message issued in the future is not yet valid either). */
   function checkTimes(validate: (expect: { time: number }) => unknown) {
     try {
       validate({ time: now() });
     } catch (error) {
-      if (isSiweError(error, 'EXPIRED_MESSAGE') || isSiwsError(error, 'EXPIRED_MESSAGE'))
+      if (isSiweError(error, 'EXPIRED_MESSAGE') || isSiwsError(error, 'EXPIRED_MESSAGE') || isSiwbError(error, 'EXPIRED_MESSAGE'))
         throw new HttpError(400, MESSAGES.expired);
-      const type = isSiweError(error) || isSiwsError(error) ? error.type : 'INVALID_TIME';
+      const type = isSiweError(error) || isSiwsError(error) || isSiwbError(error) ? error.type : 'INVALID_TIME';
       throw new HttpError(400, MESSAGES.notYetValid, { details: { type } });
     }
   }
@@ -187,7 +211,7 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
   /** The spec's outer handler: invalid signature 401, expired 400, anything else 500 "Verification failed" with details. */
   function verificationError(error: unknown): HttpError {
     if (error instanceof HttpError) return error;
-    const typed = isSiweError(error) || isSiwsError(error) ? error : undefined;
+    const typed = isSiweError(error) || isSiwsError(error) || isSiwbError(error) ? error : undefined;
     if (typed?.type === 'INVALID_SIGNATURE') {
       return new HttpError(401, MESSAGES.invalidSignature, { details: { type: typed.type, message: typed.message } });
     }
@@ -240,13 +264,45 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
     };
   }
 
+  /**
+   * Steps 2-7 for a Sign in with Bitcoin message, in the same order; the signature (BIP-322 for
+   * segwit and Taproot addresses, BIP-137 for P2PKH) offline. Every refusal of the signature is
+   * step 7's `401 Invalid signature`, its details naming the library's type.
+   */
+  async function verifyBitcoin(message: string, signature: string) {
+    const parsed = parseSiwbMessage(message); // step 2
+    await consumeNonce(parsed);
+    checkBitcoinDomainAndNetwork(parsed);
+    checkTimes((expect) => validateSiwbTimes(parsed, expect));
+    try {
+      verifyBitcoinSignature(parsed.address, message, signature);
+    } catch (error) {
+      if (!isSiwbError(error)) throw error;
+      throw new HttpError(401, MESSAGES.invalidSignature, { details: { type: error.type, message: error.message } });
+    }
+    return {
+      claims: { address: parsed.address, chainId: parsed.chainId, namespace: 'bip122' as const },
+      user: {
+        namespace: 'bip122' as const,
+        address: parsed.address,
+        domain: parsed.domain,
+        chainId: parsed.chainId,
+        issuedAt: parsed.issuedAt,
+        expirationTime: parsed.expirationTime ?? null,
+      },
+    };
+  }
+
   app.post('/auth/verify', async (c) => {
     const { message, signature } = await readInput(c);
     try {
-      // The first line names the kind of account: "… with your Solana account:" is Sign In With Solana.
+      // The first line names the kind of account: "… with your Solana account:" is Sign In With
+      // Solana, "… with your Bitcoin account:" Sign in with Bitcoin.
       const { claims, user } = isSolanaMessage(message)
         ? await verifySolana(message, signature)
-        : await verifyEthereum(message, signature);
+        : isBitcoinMessage(message)
+          ? await verifyBitcoin(message, signature)
+          : await verifyEthereum(message, signature);
       return c.json({ success: true, token: await tokens.issue(claims), user, message: MESSAGES.authenticated });
     } catch (error) {
       throw verificationError(error);

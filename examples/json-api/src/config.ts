@@ -20,6 +20,7 @@ import {
   signatureVerifiersSetting,
   text,
 } from '@signet/settings';
+import { BITCOIN_NETWORKS, type BitcoinNetwork } from '@signet/siwb';
 import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws';
 
 export { SettingsError };
@@ -40,6 +41,8 @@ export type JsonApiConfig = {
   chainIds: number[];
   /** Solana clusters a Sign In With Solana message may name (SOLANA_NETWORKS; empty: none, the default). */
   solanaNetworks: SolanaNetwork[];
+  /** Bitcoin networks a Sign in with Bitcoin message may name (BITCOIN_NETWORKS; empty: none, the default). */
+  bitcoinNetworks: BitcoinNetwork[];
   /** Signs the access tokens /auth/verify returns (TOKEN_SECRET; generated per process outside production). */
   tokenSecret: string;
   redisUrl?: string;
@@ -94,6 +97,12 @@ const schema = {
     default: 'none (off)',
     description: 'Solana clusters a Sign In With Solana message may name: `mainnet`, `devnet`, `testnet`',
   }),
+  BITCOIN_NETWORKS: setting(listOf(BITCOIN_NETWORKS), {
+    group: GROUP,
+    default: 'none (off)',
+    description:
+      "Bitcoin networks a Sign in with Bitcoin message may name: `mainnet`, `testnet` (testnet3), `testnet4`, `signet` (its `Chain ID` is the network's CAIP-2 reference)",
+  }),
   TOKEN_SECRET: setting(secret(32, { optional: true }), {
     group: GROUP,
     default: 'generated per process (required in production, 32+ characters)',
@@ -143,6 +152,7 @@ export function loadJsonApiConfig(env: Env = process.env): JsonApiConfig {
     allowedDomains,
     chainIds: s.CHAIN_IDS ?? [...new Set([1, ...Object.keys(rpcUrls).map(Number)])],
     solanaNetworks: s.SOLANA_NETWORKS,
+    bitcoinNetworks: s.BITCOIN_NETWORKS,
     tokenSecret: s.TOKEN_SECRET ?? randomBytes(32).toString('base64url'),
     frontendOrigins,
     rpcUrls,

@@ -11,10 +11,11 @@ import { HttpError } from './errors.ts';
 const ADDRESS = /^0x[a-fA-F0-9]{40}$/;
 
 /**
- * What an access token says: the signed-in address and its chain (an EIP-155 chain id, or a
- * Solana message's Chain ID such as `mainnet`), and the kind of account.
+ * What an access token says: the signed-in address and its chain (an EIP-155 chain id, a Solana
+ * message's Chain ID such as `mainnet`, or a Bitcoin message's, its network's CAIP-2 reference),
+ * and the kind of account.
  */
-export type TokenClaims = { address: string; chainId: number | string; namespace?: 'eip155' | 'solana' };
+export type TokenClaims = { address: string; chainId: number | string; namespace?: 'eip155' | 'solana' | 'bip122' };
 
 /** Access tokens live one hour. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
@@ -53,7 +54,7 @@ export function createTokens({ secret, now = Date.now }: { secret: string; now?:
       });
       const { sub, chainId, namespace = 'eip155' } = payload as { sub?: unknown; chainId?: unknown; namespace?: unknown };
       if (typeof sub !== 'string' || (typeof chainId !== 'number' && typeof chainId !== 'string')) throw new Error('claims');
-      if (namespace !== 'eip155' && namespace !== 'solana') throw new Error('claims');
+      if (namespace !== 'eip155' && namespace !== 'solana' && namespace !== 'bip122') throw new Error('claims');
       c.set('auth', { address: sub, chainId, namespace });
     } catch {
       throw new HttpError(401, 'Invalid authorization token');

@@ -1,5 +1,5 @@
 /** The grammar of each field of a message, shared by the parser and the formatter. */
-import { type Address, checksumAddress } from 'viem';
+import { checksumAddress } from './checksumAddress.ts';
 import { SiweError, type SiweField } from './errors.ts';
 import {
   ADDRESS_RE,
@@ -47,11 +47,11 @@ export const FIELD_CHECKS = {
   ),
   address: check(
     'address',
-    (v) => ADDRESS_RE.test(v) && checksumAddress(v as Address) === v,
+    (v) => ADDRESS_RE.test(v) && checksumAddress(v) === v,
     'INVALID_ADDRESS',
     (v) =>
       ADDRESS_RE.test(v)
-        ? `address ${v} is not EIP-55 checksummed (expected ${checksumAddress(v as Address)})`
+        ? `address ${v} is not EIP-55 checksummed (expected ${checksumAddress(v)})`
         : `address ${quote(v)} is not 0x followed by 40 hex digits`,
   ),
   statement: check(

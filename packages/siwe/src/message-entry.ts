@@ -2,6 +2,7 @@
  * `@signet/siwe/message`: parsing and formatting only, for browsers (the wallet page).
  * No signature recovery and no RPC client, so it bundles small.
  */
+export { checksumAddress } from './checksumAddress.ts';
 export { type CreateSiweMessageParameters, createSiweMessage } from './createSiweMessage.ts';
 export {
   isSiweError,

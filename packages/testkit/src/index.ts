@@ -1,3 +1,11 @@
+export {
+  type BitcoinAddressKind,
+  type BitcoinKey,
+  type BitcoinSignInOptions,
+  bitcoinKey,
+  bitcoinMessageFor,
+  bitcoinSignIn,
+} from './bitcoin.ts';
 export { CookieJar, request } from './cookies.ts';
 export { anyText, contentType, mutated, printable } from './fuzz.ts';
 export { insecure, pkceAuthorization, registerPublicClient, TEST_REDIRECT_URI } from './oidc.ts';

@@ -23,6 +23,7 @@ const KIND_WORDS: Record<ReturnType<typeof walletKindOf>, string> = {
   'ethereum-account': 'Ethereum account, every chain',
   'ethereum-contract': 'Ethereum contract account',
   solana: 'Solana account',
+  bitcoin: 'Bitcoin address',
   unknown: 'wallet',
 };
 
@@ -70,6 +71,7 @@ export function renderAccountPage(services: { config: Config; assets: WebAssets 
     discovery: {
       chainIds: config.chainIds,
       solanaNetworks: config.solanaNetworks,
+      bitcoinNetworks: config.bitcoinNetworks,
       ...(config.walletConnectProjectId ? { walletConnectProjectId: config.walletConnectProjectId } : {}),
     },
   };
@@ -87,7 +89,7 @@ export function renderAccountPage(services: { config: Config; assets: WebAssets 
   <section aria-labelledby="add-title">
     <h2 id="add-title">Add a wallet</h2>
     <p class="muted small">The new wallet signs a message to prove it is yours; a wallet of this account must have signed in the last 10 minutes.</p>
-    <div id="wallets" class="wallets" aria-label="Wallets in this browser"><noscript><p>Adding a wallet needs JavaScript and a browser wallet.</p></noscript></div>
+    <div id="wallets" class="wallets" role="group" aria-label="Wallets in this browser"><noscript><p>Adding a wallet needs JavaScript and a browser wallet.</p></noscript></div>
   </section>
   <section aria-labelledby="danger-title">
     <h2 id="danger-title">Delete the account</h2>
@@ -100,7 +102,7 @@ export function renderAccountPage(services: { config: Config; assets: WebAssets 
   <h1 id="title">Your Signet account</h1>
   <p>Sign with a wallet to see and manage the wallets of your account at <strong>${config.domain}</strong>.</p>
   <div id="status" class="status" role="status" aria-live="polite"></div>
-  <div id="wallets" class="wallets" aria-label="Wallets in this browser"><noscript><p>Signing in needs JavaScript and a browser wallet.</p></noscript></div>
+  <div id="wallets" class="wallets" role="group" aria-label="Wallets in this browser"><noscript><p>Signing in needs JavaScript and a browser wallet.</p></noscript></div>
   <p class="muted small">Signing is free: it is not a transaction and costs no gas.</p>
 </main>`;
   return layout({

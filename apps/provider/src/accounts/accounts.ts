@@ -136,7 +136,7 @@ function linkClaimed(
     let ended: Account | undefined;
     if (currentOwner !== undefined) {
       const other = await readAccount(store, currentOwner);
-      if (other && other.wallets.some((wallet) => wallet.id !== walletId)) {
+      if (other?.wallets.some((wallet) => wallet.id !== walletId)) {
         throw new HttpError(
           'WALLET_LINKED_ELSEWHERE',
           'this wallet belongs to another Signet account that holds other wallets too; remove it there first',

@@ -67,8 +67,9 @@ export const clientCommands: Record<string, Command> = {
   --ens-email                       with scope email, release the ENS email text record (unverified)
   --synthetic-email-domain <domain> with scope email, <address>@<domain> (unverified; docs/relying-parties.md, "email")
   --subject-chain <signed|any>      any: one sub for an EOA on every chain (docs/relying-parties.md, "Chain-independent subject")
-  --account-namespaces <list>       the kinds of account that may sign in: eip155, solana, or
-                                    eip155,solana (docs/relying-parties.md, "Register a client")
+  --account-namespaces <list>       the kinds of account that may sign in, a comma list of
+                                    eip155, solana, bip122 (Bitcoin) (docs/relying-parties.md,
+                                    "Register a client")
   --json                            print JSON
 
 The client secret is printed once and never again: store it now.`,
@@ -129,7 +130,7 @@ The client secret is printed once and never again: store it now.`,
       if (config.staticClients.some((m) => m.client_id === clientId) || (await Clients.find(clientId)))
         throw new UsageError(`client ${clientId} already exists`);
       if (metadata.account_namespaces !== undefined) {
-        // As at registration: only the kinds of account this provider offers now (SOLANA_NETWORKS).
+        // As at registration: only the kinds of account this provider offers now (SOLANA_NETWORKS, BITCOIN_NETWORKS).
         const { accountNamespacesProblem, offeredNamespaces } = await import('../signin/namespaces.ts');
         const problem = accountNamespacesProblem(metadata.account_namespaces, metadata, offeredNamespaces(config));
         if (problem) throw new UsageError(`invalid client: ${problem}`);

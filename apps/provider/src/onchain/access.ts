@@ -94,10 +94,13 @@ export function requirementsOf(conditions: AccessConditions): string[] {
   return conditions.conditions.map(describeCondition);
 }
 
-/** Why an account that is not an Ethereum account (a Solana one) cannot enter a gated client. */
-export function notEthereumReason(conditions: AccessConditions): string {
+/**
+ * Why an account that is not an Ethereum account (a Solana or Bitcoin one: `kind`) cannot enter a
+ * gated client.
+ */
+export function notEthereumReason(conditions: AccessConditions, kind = 'Solana'): string {
   const words = requirementsOf(conditions).join(conditions.match === 'all' ? '; and ' : '; or ');
-  return `this site admits only holders of ${words}: holdings on Ethereum chains, which a Solana account cannot have; sign in with an Ethereum account`;
+  return `this site admits only holders of ${words}: holdings on Ethereum chains, which a ${kind} account cannot have; sign in with an Ethereum account`;
 }
 
 export class AccessRpcError extends HttpError {
@@ -324,9 +327,12 @@ export function createAccessGate(options: { chains: ChainRegistry; timeoutMs: nu
     async enforce(client, accountId, holder, method) {
       const conditions = accessConditionsOf(clientFields(client));
       if (!conditions) return;
-      // Conditions are holdings on Ethereum chains: any other account (Solana) is refused unasked.
+      // Conditions are holdings on Ethereum chains: any other account (Solana, Bitcoin) is refused unasked.
       const account = parseAccountId(accountId);
-      if (!account) throw new AccessDeniedError(notEthereumReason(conditions), conditions.conditions);
+      if (!account) {
+        const kind = accountId.startsWith('bip122:') ? 'Bitcoin' : 'Solana';
+        throw new AccessDeniedError(notEthereumReason(conditions, kind), conditions.conditions);
+      }
       const eoa = method === 'eoa';
       const key = `${client.clientId}\0${accountId}\0${eoa ? 'eoa' : 'contract'}`;
       const now = Date.now();

@@ -4,25 +4,30 @@
  * that produced it (relying-party/claims.ts), and whether a client may be given a
  * chain-independent subject is decided from it (relying-party/subject.ts).
  */
+import type { SignatureMethod as BitcoinSignatureMethod } from '@signet/siwb';
+import type { BitcoinNetwork } from '@signet/siwb/message';
 import type { SiweVerificationMethod } from '@signet/siwe';
 import type { SolanaNetwork } from '@signet/siws/message';
 import type { Store } from '../storage/index.ts';
 
-/** How a signature was checked: an Ethereum wallet's way (`eoa`, `erc1271`, …) or a Solana key's (`ed25519`). */
-export type SignInMethod = SiweVerificationMethod | 'ed25519';
+/**
+ * How a signature was checked: an Ethereum wallet's way (`eoa`, `erc1271`, …), a Solana key's
+ * (`ed25519`), or a Bitcoin address's (`bip322-simple`, `bip322-full`, `bip137`).
+ */
+export type SignInMethod = SiweVerificationMethod | 'ed25519' | BitcoinSignatureMethod;
 
 export type SignInRecord = {
   accountId: string;
-  /** EIP-55 for Ethereum, base58 for Solana. */
+  /** EIP-55 for Ethereum, base58 for Solana, the message's spelling for Bitcoin (bech32 in lower case). */
   address: string;
   /** Ethereum: the chain signed on. */
   chainId?: number;
-  /** Solana (absent for Ethereum, as in records of earlier versions). */
-  namespace?: 'solana';
-  /** Solana: the cluster signed on. */
-  network?: SolanaNetwork;
+  /** Solana or Bitcoin (absent for Ethereum, as in records of earlier versions). */
+  namespace?: 'solana' | 'bip122';
+  /** Solana: the cluster signed on; Bitcoin: the network. */
+  network?: SolanaNetwork | BitcoinNetwork;
   message: string;
-  /** As posted for Ethereum; base58 for Solana. */
+  /** As posted for Ethereum and Bitcoin (base64); base58 for Solana. */
   signature: string;
   method: SignInMethod;
   ensName?: string;

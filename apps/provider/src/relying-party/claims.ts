@@ -4,6 +4,7 @@
  */
 import { isNormalized } from '../onchain/names/primary.ts';
 import type { SignInRecord } from '../records/sign-ins.ts';
+import { parseBitcoinAccountId } from '../wallets/bitcoin.ts';
 import { parseAccountId } from '../wallets/ethereum.ts';
 import { parseSolanaAccountId } from '../wallets/solana.ts';
 import { type EmailSources, emailClaims } from './email.ts';
@@ -25,9 +26,13 @@ export function claimsOf(
   // A name kept by an earlier version is held to today's rule: only a normalized name (and its
   // email record only with it).
   const ensName = record?.ensName && isNormalized(record.ensName) ? record.ensName : undefined;
-  const signIn = record && { address: record.address, email: ensName ? record.email : undefined };
+  const signIn = record && { address: record.address, email: ensName ? record.email : undefined, namespace: record.namespace };
   const claims: { sub: string } & Record<string, string | boolean> = { sub: accountId, ...emailClaims(email, signIn) };
-  const username = ensName ?? (pairwise ? undefined : (parsed?.address ?? parseSolanaAccountId(accountId)?.address));
+  const username =
+    ensName ??
+    (pairwise
+      ? undefined
+      : (parsed?.address ?? parseSolanaAccountId(accountId)?.address ?? parseBitcoinAccountId(accountId)?.address));
   if (username) claims.preferred_username = username;
   if (ensName && record?.avatar) claims.picture = record.avatar;
   if (record && !pairwise) {

@@ -37,3 +37,20 @@ describe('emailClaims: an ENS record never falls in the operator’s synthetic n
     expect(inMailDomain('a@other.example', 'wallet.example.com')).toBe(false);
   });
 });
+
+describe('emailClaims: a Bitcoin sign-in’s synthetic address', () => {
+  const sources = { ens: false, syntheticDomain: 'wallet.example.com' };
+
+  it('bech32 in lower case; base58 (case-sensitive) as the hex of its version byte and hash', () => {
+    const bech32 = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
+    expect(emailClaims(sources, { address: bech32, namespace: 'bip122' })?.email).toBe(`${bech32}@wallet.example.com`);
+    // 1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2: P2PKH of this hash on mainnet (version 0x00).
+    expect(emailClaims(sources, { address: '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', namespace: 'bip122' })?.email).toBe(
+      '0077bff20c60e522dfaa3350c39b030a5d004e839a@wallet.example.com',
+    );
+    // The same hash as P2SH (3…) is another mailbox.
+    expect(emailClaims(sources, { address: '3CMNFxN1oHBc4R1EpboAL5yzHGgE611Xou', namespace: 'bip122' })?.email).toMatch(
+      /^05[0-9a-f]{40}@wallet\.example\.com$/,
+    );
+  });
+});

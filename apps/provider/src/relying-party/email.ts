@@ -7,7 +7,8 @@
  *   one (read at sign-in with the name and avatar, onchain/names). Whoever owns the name writes
  *   it and nobody checks it: `email_verified` is false.
  * - `synthetic_email_domain: "<domain>"` — `<address in lower case>@<domain>` (a Solana address:
- *   the hex of its 32 bytes, since base58 is case-sensitive), when there is no
+ *   the hex of its 32 bytes, since base58 is case-sensitive; a Bitcoin base58 address the hex of
+ *   its version byte and hash, bech32 in lower case: wallets/bitcoin.ts), when there is no
  *   ENS address (or the client did not ask for one). Only the operator sets it (CLIENTS_FILE or
  *   `signet clients add`): it is refused at dynamic registration and cannot be changed through
  *   client management. The address is never verified and reaches no mailbox unless the operator
@@ -19,6 +20,7 @@
 import { domainToASCII } from 'node:url';
 import { isSolanaAddress } from '@signet/siws/message';
 import { errors } from 'oidc-provider';
+import { bitcoinMailbox } from '../wallets/bitcoin.ts';
 import { solanaAddressHex } from '../wallets/solana.ts';
 
 /** What a client opted in to. */
@@ -35,9 +37,11 @@ export function emailSourcesOf(client: object | undefined): EmailSources | undef
 
 /**
  * The local part of a synthetic address: an Ethereum address in lower case; a Solana address
- * (base58, where case matters) as the hex of its 32 bytes, so two accounts never share one.
+ * (base58, where case matters) as the hex of its 32 bytes; a Bitcoin address (the sign-in's
+ * namespace says so) in its case-free form, so two accounts never share one.
  */
-const mailboxOf = (address: string) => (isSolanaAddress(address) ? solanaAddressHex(address) : address.toLowerCase());
+const mailboxOf = (address: string, namespace?: string) =>
+  namespace === 'bip122' ? bitcoinMailbox(address) : isSolanaAddress(address) ? solanaAddressHex(address) : address.toLowerCase();
 
 /**
  * Whether an e-mail address lies in `domain`'s namespace: its domain is `domain` or a subdomain,
@@ -62,14 +66,16 @@ export function inMailDomain(email: string, domain: string): boolean {
  */
 export function emailClaims(
   sources: EmailSources | undefined,
-  signIn: { address: string; email?: string } | undefined,
+  signIn: { address: string; email?: string; namespace?: string } | undefined,
 ): { email: string; email_verified: false } | undefined {
   if (!sources || !signIn) return undefined;
   const ensEmail =
     sources.ens && signIn.email && !(sources.syntheticDomain && inMailDomain(signIn.email, sources.syntheticDomain))
       ? signIn.email
       : undefined;
-  const email = ensEmail ?? (sources.syntheticDomain ? `${mailboxOf(signIn.address)}@${sources.syntheticDomain}` : undefined);
+  const email =
+    ensEmail ??
+    (sources.syntheticDomain ? `${mailboxOf(signIn.address, signIn.namespace)}@${sources.syntheticDomain}` : undefined);
   return email ? { email, email_verified: false } : undefined;
 }
 

@@ -3,6 +3,7 @@
  * with the reason. Never the message's signature; the message itself is not written either
  * (the claims keep it for clients that asked for the `siwe` scope).
  */
+import { bitcoinAccountId, bitcoinNetworkOf, parseSiwbMessage } from '@signet/siwb/message';
 import { parseSiweMessage } from '@signet/siwe';
 import { parseSiwsMessage, siwsNetwork, solanaAccountId } from '@signet/siws/message';
 import type { Context } from 'koa';
@@ -32,13 +33,20 @@ export function auditSignIn(
   });
 }
 
-/** The account a refused message names (Ethereum or Solana), when it parses: a claim, not a proof. */
+/** The account a refused message names (Ethereum, Solana or Bitcoin), when it parses: a claim, not a proof. */
 function claimedAccount(message: string): string | undefined {
   try {
     const { chainId, address } = parseSiweMessage(message);
     return `eip155:${chainId}:${address}`;
   } catch {
     // not an EIP-4361 message
+  }
+  try {
+    const { chainId, address } = parseSiwbMessage(message);
+    // A parsed message names one of the four networks, and its address is one of that network's.
+    return bitcoinAccountId(bitcoinNetworkOf(chainId) as NonNullable<ReturnType<typeof bitcoinNetworkOf>>, address);
+  } catch {
+    // not a Sign in with Bitcoin message
   }
   try {
     const { chainId, address } = parseSiwsMessage(message);

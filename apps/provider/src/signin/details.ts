@@ -1,8 +1,10 @@
 /**
  * What the wallet page (and any outside client of the interaction contract) needs to build
- * the EIP-4361 message (or the Sign In With Solana one): exactly the values the provider will check.
+ * the EIP-4361 message (or the Sign In With Solana or Sign in with Bitcoin one): exactly the values
+ * the provider will check.
  */
 
+import type { BitcoinNetwork } from '@signet/siwb/message';
 import type { SolanaNetwork } from '@signet/siws/message';
 import type { ClientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
@@ -32,11 +34,14 @@ export type InteractionDetails = {
   chainIds: number[];
   /**
    * The kinds of account (CAIP-2 namespaces) that may sign in here: `eip155` (Ethereum, an
-   * EIP-4361 message) and, when the provider offers it and the client allows it, `solana`.
+   * EIP-4361 message) and, when the provider offers it and the client allows it, `solana` and
+   * `bip122` (Bitcoin).
    */
   namespaces: AccountNamespace[];
   /** With `solana` in `namespaces`: the clusters a Sign In With Solana message may name (its `Chain ID`). */
   solanaNetworks?: SolanaNetwork[];
+  /** With `bip122` in `namespaces`: the networks a Sign in with Bitcoin message may name (its `Chain ID` is the network's CAIP-2 reference). */
+  bitcoinNetworks?: BitcoinNetwork[];
   /** The message's issuedAt must not be before this (the sign-in's start). */
   issuedAfter: string;
   expiresAt: string;
@@ -123,7 +128,8 @@ export function buildDetails(
   config: Pick<
     Config,
     'domain' | 'origin' | 'chainIds' | 'solanaNetworks' | 'statement' | 'walletConnectProjectId' | 'profile' | 'emailScope'
-  >,
+  > &
+    Partial<Pick<Config, 'bitcoinNetworks'>>,
   interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
   client: InteractionClient,
   conditions?: AccessConditions,
@@ -145,6 +151,7 @@ export function buildDetails(
     chainIds: config.chainIds,
     namespaces,
     ...(namespaces.includes('solana') ? { solanaNetworks: config.solanaNetworks } : {}),
+    ...(namespaces.includes('bip122') ? { bitcoinNetworks: config.bitcoinNetworks } : {}),
     issuedAfter: new Date(interaction.iat * 1000).toISOString(),
     expiresAt: new Date(interaction.exp * 1000).toISOString(),
     serverTime: new Date().toISOString(),

@@ -1,6 +1,7 @@
 /**
  * The kinds of account a sign-in takes, by CAIP-2 namespace: `eip155` (Ethereum, EIP-4361)
- * always, `solana` (Sign In With Solana) when SOLANA_NETWORKS names a cluster. A client may
+ * always, `solana` (Sign In With Solana) when SOLANA_NETWORKS names a cluster, `bip122` (Sign in
+ * with Bitcoin) when BITCOIN_NETWORKS names a network. A client may
  * restrict them (client metadata `account_namespaces`), and a gated client takes Ethereum
  * accounts only: its access conditions are holdings on Ethereum chains. The first line of a
  * signed message names its kind; a kind this sign-in does not take is refused before any check.
@@ -10,17 +11,35 @@ import type { Config } from '../config.ts';
 import { HttpError } from '../errors.ts';
 import { accessConditionsOf, notEthereumReason } from '../onchain/access.ts';
 
-export const ACCOUNT_NAMESPACES = ['eip155', 'solana'] as const;
+export const ACCOUNT_NAMESPACES = ['eip155', 'solana', 'bip122'] as const;
 export type AccountNamespace = (typeof ACCOUNT_NAMESPACES)[number];
 
-const NAMES: Record<AccountNamespace, string> = { eip155: 'Ethereum', solana: 'Solana' };
+const NAMES: Record<AccountNamespace, string> = { eip155: 'Ethereum', solana: 'Solana', bip122: 'Bitcoin' };
 
-/** "Ethereum", "Solana", "Ethereum or Solana": the kinds of account, for people. */
-export const accountKinds = (namespaces: readonly AccountNamespace[]) => namespaces.map((ns) => NAMES[ns]).join(' or ');
+/** The setting that offers each namespace but Ethereum (always offered). */
+const SETTINGS: Record<Exclude<AccountNamespace, 'eip155'>, string> = {
+  solana: 'SOLANA_NETWORKS',
+  bip122: 'BITCOIN_NETWORKS',
+};
 
-/** The namespaces this provider offers: Ethereum always, Solana when SOLANA_NETWORKS names a cluster. */
-export const offeredNamespaces = (config: Pick<Config, 'solanaNetworks'>): AccountNamespace[] =>
-  config.solanaNetworks.length > 0 ? ['eip155', 'solana'] : ['eip155'];
+/** What offers the namespaces (BITCOIN_NETWORKS may be left out: Bitcoin is then off). */
+type Offering = Pick<Config, 'solanaNetworks'> & Partial<Pick<Config, 'bitcoinNetworks'>>;
+
+/** "Ethereum", "Ethereum or Solana", "Ethereum, Solana or Bitcoin": the kinds of account, for people. */
+export function accountKinds(namespaces: readonly AccountNamespace[]): string {
+  const names = namespaces.map((ns) => NAMES[ns]);
+  return names.length > 2 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join(' or ');
+}
+
+/**
+ * The namespaces this provider offers: Ethereum always, Solana when SOLANA_NETWORKS names a
+ * cluster, Bitcoin when BITCOIN_NETWORKS names a network.
+ */
+export const offeredNamespaces = (config: Offering): AccountNamespace[] => [
+  'eip155',
+  ...(config.solanaNetworks.length > 0 ? (['solana'] as const) : []),
+  ...((config.bitcoinNetworks?.length ?? 0) > 0 ? (['bip122'] as const) : []),
+];
 
 const isNamespace = (value: unknown): value is AccountNamespace => (ACCOUNT_NAMESPACES as readonly unknown[]).includes(value);
 
@@ -29,7 +48,7 @@ const isNamespace = (value: unknown): value is AccountNamespace => (ACCOUNT_NAME
  * fine. It must be a non-empty list of known namespaces, each once; a gated client must allow
  * `eip155`. `offered` (given at registration and update only) refuses a namespace this provider
  * does not offer now; a client stored earlier is not judged again when the operator changes
- * SOLANA_NETWORKS: it gets no sign-in of that kind meanwhile.
+ * SOLANA_NETWORKS or BITCOIN_NETWORKS: it gets no sign-in of that kind meanwhile.
  */
 export function accountNamespacesProblem(
   value: unknown,
@@ -45,7 +64,7 @@ export function accountNamespacesProblem(
     }
     if (value.indexOf(namespace) !== index) return `account_namespaces[${index}]: ${namespace} is listed twice`;
     if (offered && !offered.includes(namespace)) {
-      return `account_namespaces[${index}]: this provider does not offer ${NAMES[namespace]} accounts (SOLANA_NETWORKS is empty)`;
+      return `account_namespaces[${index}]: this provider does not offer ${NAMES[namespace]} accounts (${SETTINGS[namespace as keyof typeof SETTINGS]} is empty)`;
     }
   }
   if (metadata.access_conditions !== undefined && !value.includes('eip155')) {
@@ -64,7 +83,7 @@ function clientNamespaces(fields: ClientFields): readonly AccountNamespace[] | u
  * The namespaces a sign-in to this client takes: those the provider offers, that the client
  * allows, and only `eip155` for a gated client.
  */
-export function namespacesFor(config: Pick<Config, 'solanaNetworks'>, fields: ClientFields): AccountNamespace[] {
+export function namespacesFor(config: Offering, fields: ClientFields): AccountNamespace[] {
   const allowed = clientNamespaces(fields) ?? ACCOUNT_NAMESPACES;
   const gated = fields.access_conditions !== undefined;
   return offeredNamespaces(config).filter((ns) => allowed.includes(ns) && (!gated || ns === 'eip155'));
@@ -75,30 +94,32 @@ const FIRST_LINE_RE = / wants you to sign in with your ([^\n]+) account:$/;
 
 /**
  * The namespace a signed message is for, from its first line: `solana` for "… with your Solana
- * account:", `eip155` for Ethereum and for anything unrecognisable (the EIP-4361 parser then says
- * what is wrong, as before). Another namespace is refused: WRONG_NAMESPACE.
+ * account:", `bip122` for "… with your Bitcoin account:", `eip155` for Ethereum and for anything
+ * unrecognisable (the EIP-4361 parser then says what is wrong, as before). Another namespace is
+ * refused: WRONG_NAMESPACE.
  */
 export function messageNamespace(message: string): AccountNamespace {
   const end = message.indexOf('\n');
   const named = FIRST_LINE_RE.exec(end === -1 ? message : message.slice(0, end))?.[1];
   if (named === undefined || named === 'Ethereum') return 'eip155';
   if (named === 'Solana') return 'solana';
+  if (named === 'Bitcoin') return 'bip122';
   throw new HttpError(
     'WRONG_NAMESPACE',
-    `the message asks for your ${named.length > 40 ? `${named.slice(0, 40)}…` : named} account; Signet signs in Ethereum and Solana accounts`,
+    `the message asks for your ${named.length > 40 ? `${named.slice(0, 40)}…` : named} account; Signet signs in Ethereum, Solana and Bitcoin accounts`,
   );
 }
 
 /**
  * The namespace of a signed message, when this sign-in takes it; otherwise the refusal, saying
  * why: the provider does not offer it (NAMESPACE_NOT_ALLOWED), the client does not allow it
- * (NAMESPACE_NOT_ALLOWED), or the client is gated (ACCESS_CONDITION_NOT_MET: a Solana account
- * cannot hold what it asks).
+ * (NAMESPACE_NOT_ALLOWED), or the client is gated (ACCESS_CONDITION_NOT_MET: a Solana or Bitcoin
+ * account cannot hold what it asks).
  */
 export function acceptedNamespace(
   message: string,
   accepted: readonly AccountNamespace[],
-  config: Pick<Config, 'solanaNetworks'>,
+  config: Offering,
   fields: ClientFields,
 ): AccountNamespace {
   const namespace = messageNamespace(message);
@@ -119,6 +140,6 @@ export function acceptedNamespace(
   const conditions = accessConditionsOf(fields);
   throw new HttpError(
     'ACCESS_CONDITION_NOT_MET',
-    conditions ? notEthereumReason(conditions) : `this site does not take ${NAMES[namespace]} accounts`,
+    conditions ? notEthereumReason(conditions, NAMES[namespace]) : `this site does not take ${NAMES[namespace]} accounts`,
   );
 }

@@ -18,7 +18,7 @@ const SCOPE_WORDS: Record<string, string> = {
   wallets: 'the wallets linked to your Signet account',
 };
 
-/** The scope in words; the account id names the kinds of account this sign-in takes (Ethereum, Solana). */
+/** The scope in words; the account id names the kinds of account this sign-in takes (Ethereum, Solana, Bitcoin). */
 export const describeScope = (scope: string, namespaces: readonly AccountNamespace[] = ['eip155']) =>
   scope === 'openid' && (namespaces.length !== 1 || namespaces[0] !== 'eip155')
     ? `your ${accountKinds(namespaces)} address (as your account id)`
@@ -29,7 +29,7 @@ function describeEmail(email: InteractionDetails['email'], namespaces: readonly 
   if (!email) return undefined;
   const synthetic = !email.syntheticDomain
     ? undefined
-    : namespaces.includes('solana')
+    : namespaces.some((namespace) => namespace !== 'eip155')
       ? `an address made from your account's address, …@${email.syntheticDomain} (not a mailbox)`
       : `an address made from your Ethereum address, 0x…@${email.syntheticDomain} (not a mailbox)`;
   if (!email.ens) return `an email address: ${synthetic}`;
@@ -70,6 +70,15 @@ const ERROR_WORDS: Record<string, string> = {
   WRONG_NAMESPACE: 'The message is for a kind of account this sign-in does not take. Sign in with another wallet.',
   MESSAGE_MISMATCH: 'Your wallet signed a different message than the one this page gave it. Sign again, or use another wallet.',
   MISSING_FIELD: 'The signed message leaves out part of what this sign-in asked for. Sign again.',
+  SIGNATURE_TYPE_MISMATCH:
+    'Your wallet signed in a way this kind of Bitcoin address does not sign (for example a legacy signature for a segwit address). Sign again with BIP-322, or use another wallet.',
+  MALFORMED_SIGNATURE:
+    'Your wallet returned a signature in a form this sign-in does not accept. Sign again, or use another wallet.',
+  NON_CANONICAL_SIGNATURE: 'Your wallet returned a signature in a non-standard encoding. Sign again, or use another wallet.',
+  UNSUPPORTED_SIGHASH: 'Your wallet signed only part of the sign-in proof. Sign again, or use another wallet.',
+  UNSUPPORTED_ADDRESS_TYPE:
+    'This kind of Bitcoin address cannot sign in (a script or multisig address). Use a single-key address: bc1q…, bc1p…, 3… or 1….',
+  NETWORK_MISMATCH: 'The Bitcoin address belongs to another network than the one in the message. Switch networks in your wallet.',
 };
 
 export const describeError = (code: string, fallback: string) =>

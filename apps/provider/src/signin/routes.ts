@@ -2,7 +2,8 @@
  * The SIWE interaction (docs/ARCHITECTURE.md, "The interaction contract"):
  *   GET  /interaction/:uid          the wallet page (HTML) or the details (JSON)
  *   POST /interaction/:uid          { message, signature } as JSON or form → 303 onward
- *                                   (an EIP-4361 message, or a Sign In With Solana one)
+ *                                   (an EIP-4361 message, a Sign In With Solana or a Sign in
+ *                                   with Bitcoin one)
  *   POST /interaction/:uid/abort    → access_denied at the client
  * The signature is the consent: a verified signature finishes both the login and the
  * consent prompt, creating the grant for exactly the scopes the client asked for.
@@ -35,7 +36,7 @@ function httpErrorOf(error: unknown): HttpError {
 }
 
 export function interactionRoutes(router: Router, services: Services) {
-  const { config, store, logger, chains, ens, metrics, tracing } = services;
+  const { config, store, logger, metrics } = services;
   const load = (ctx: Context) => loadInteraction(ctx, services.provider(), config, ctx.params.uid as string);
 
   function fail(ctx: Context, error: HttpError, loaded?: LoadedInteraction) {

@@ -2,7 +2,7 @@
  * A signed message checked against the details it was made from: the message's first line picks
  * its kind of account; an Ethereum message goes to `verifySiwe` (offline for a plain account,
  * one capped `eth_call` for a contract), with a gated client's holdings and the ENS name looked up
- * at once; a Solana message is checked offline (solana/verify.ts). Used by the sign-in
+ * at once; a Solana or Bitcoin message is checked offline (solana/verify.ts, bitcoin/verify.ts). Used by the sign-in
  * (`POST /interaction/<uid>`) and by the account's own messages (link a wallet, prove it is you).
  */
 import { verifySiwe } from '@signet/siwe';
@@ -16,6 +16,7 @@ import type { SignInRecord } from '../records/sign-ins.ts';
 import { accountIdOf } from '../wallets/ethereum.ts';
 import { walletIdOf } from '../wallets/ids.ts';
 import type { SignInProgress } from './audit.ts';
+import { verifyBitcoinSignIn } from './bitcoin/verify.ts';
 import { expectationsFor } from './contract.ts';
 import type { InteractionDetails } from './details.ts';
 import { acceptedNamespace } from './namespaces.ts';
@@ -52,6 +53,17 @@ export async function verifySigner(
   const clockSkewMs = config.clockSkewSeconds * 1000;
   // The message's first line names its kind of account; one this sign-in does not take is refused unchecked.
   const namespace = acceptedNamespace(body.message, details.namespaces, config, client ? clientFields(client) : {});
+  if (namespace === 'bip122') {
+    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
+      const result = verifyBitcoinSignIn(body, details, { now, clockSkewMs });
+      span.set('signet.siwe.method', result.method);
+      span.set('signet.bitcoin.network', result.network);
+      return result;
+    });
+    metrics.verification(performance.now() - started, verified.method);
+    progress.verified = { account: verified.accountId, method: verified.method };
+    return { ...verified, wallet: walletIdOf({ namespace: 'bip122', accountId: verified.accountId }) };
+  }
   if (namespace === 'solana') {
     const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
       const result = verifySolanaSignIn(body, details, { now, clockSkewMs });

@@ -1,7 +1,7 @@
 /**
  * The wallet sign-in page's script. It finds the browser wallets (wallets.ts: EIP-6963, else the
- * legacy window.ethereum; Solana wallets through the Wallet Standard when the sign-in takes them),
- * has the chosen one sign the EIP-4361 message (or the Sign In With Solana one) built from the
+ * legacy window.ethereum; Solana and Bitcoin wallets when the sign-in takes them), has the chosen
+ * one sign the EIP-4361 message (or the Sign In With Solana or Bitcoin one) built from the
  * interaction details exactly as the provider will check them, and posts message + signature with
  * the page's form (the provider answers 303 onward, or this page again with the error).
  */

@@ -1,14 +1,16 @@
 /**
  * What the sign-in page and the account page share: finding the browser's wallets (EIP-6963,
- * else the legacy window.ethereum; Wallet Standard Solana wallets; WalletConnect when offered),
- * and having one sign the message a set of details describes (an Ethereum wallet: the EIP-4361
- * text, personal_sign; a Solana wallet: solana.ts, loaded when picked).
+ * else the legacy window.ethereum; Wallet Standard Solana wallets; Bitcoin wallets by their
+ * injected objects and the Wallet Standard; WalletConnect when offered), and having one sign the
+ * message a set of details describes (an Ethereum wallet: the EIP-4361 text, personal_sign; a
+ * Solana or Bitcoin wallet: solana.ts or bitcoin.ts, loaded when picked).
  */
+import { checksumAddress } from '@signet/siwe/message';
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet } from '@wallet-standard/base';
-import { getAddress } from 'viem/utils';
 import { messageFromDetails } from '../../src/signin/contract.ts';
 import type { InteractionDetails } from '../../src/signin/details.ts';
+import type { BitcoinWallet } from './bitcoin.ts';
 
 export type Details = InteractionDetails;
 
@@ -19,7 +21,13 @@ export type Eip1193Provider = {
 export type WalletChoice = { id: string; name: string; icon?: string } & (
   | { kind: 'eip155'; provider: Eip1193Provider }
   | { kind: 'solana'; wallet: Wallet }
+  | { kind: 'bip122'; bitcoin: BitcoinWallet }
 );
+
+/** An object a wallet injected into the page, of no known shape: read field by field. */
+type Injected = { readonly [key: string]: Injected | undefined };
+
+const KINDS: Record<string, string> = { eip155: 'Ethereum', solana: 'Solana', bip122: 'Bitcoin' };
 
 type ProviderError = { code?: number; message?: string };
 
@@ -118,10 +126,16 @@ export async function signDetails(
     const { signWithSolana } = await import('./solana.ts');
     return signWithSolana(wallet.wallet, details, { now: options.now, show: options.show });
   }
+  if (wallet.kind === 'bip122') {
+    say(`Check the message in ${wallet.name} and sign it.`, 'busy');
+    const { signWithBitcoin } = await import('./bitcoin.ts');
+    return signWithBitcoin(wallet.bitcoin, details, { now: options.now, show: options.show });
+  }
   say(`Asking ${wallet.name} for your account…`, 'busy');
   const accounts = (await wallet.provider.request({ method: 'eth_requestAccounts' })) as string[];
   if (!accounts?.[0]) throw new Error('the wallet returned no account');
-  const address = getAddress(accounts[0]);
+  if (!/^0x[0-9a-fA-F]{40}$/.test(accounts[0])) throw new Error('the wallet returned something other than an address');
+  const address = checksumAddress(accounts[0]);
   const chainId = await ensureAllowedChain(wallet.provider, details, say, options.who);
   if (chainId === undefined) return undefined;
   const message = messageFromDetails(details, { address, chainId, now: options.now });
@@ -150,6 +164,46 @@ function solanaWallets(details: Details): WalletChoice[] {
     }));
 }
 
+/**
+ * Bitcoin wallets, each once (by name, and by the object reached: Xverse lists its own provider in
+ * `btc_providers` too): sats-connect's providers (`window.btc_providers`, WBIP004, and Xverse's and
+ * Leather's own), Unisat, OKX and Phantom by their injected objects, then Wallet Standard wallets
+ * with `bitcoin:signMessage`.
+ */
+function bitcoinWallets(): WalletChoice[] {
+  const w = window as unknown as Injected;
+  const found: WalletChoice[] = [];
+  const reached = new Set<unknown>();
+  const add = (name: unknown, icon: unknown, bitcoin: BitcoinWallet) => {
+    const label = String(name || 'Wallet');
+    const target = bitcoin.via === 'standard' ? bitcoin.wallet : bitcoin.provider;
+    if (reached.has(target) || found.some((f) => f.name.toLowerCase() === label.toLowerCase())) return;
+    reached.add(target);
+    found.push({ kind: 'bip122', id: `bitcoin-${found.length}`, name: label, icon: icon as string, bitcoin });
+  };
+  for (const listed of (w.btc_providers as unknown as Injected[] | undefined) ?? []) {
+    const provider = String(listed?.id ?? '')
+      .split('.')
+      .reduce<Injected | undefined>((at, key) => at?.[key], w);
+    if (provider?.request) add(listed.name, listed.icon, { via: 'sats', provider });
+  }
+  const injected: [string, Injected | undefined, 'sats' | 'unisat' | 'okx' | 'phantom'][] = [
+    ['Xverse', w.XverseProviders?.BitcoinProvider, 'sats'],
+    ['Leather', w.LeatherProvider, 'sats'],
+    ['Unisat', w.unisat, 'unisat'],
+    ['OKX Wallet', w.okxwallet?.bitcoin, 'okx'],
+    ['Phantom', w.phantom?.bitcoin, 'phantom'],
+  ];
+  for (const [name, provider, via] of injected) {
+    if (provider?.request || provider?.signMessage) add(name, undefined, { via, provider });
+  }
+  for (const wallet of getWallets().get()) {
+    if ('bitcoin:signMessage' in wallet.features && wallet.chains.some((chain) => chain.startsWith('bitcoin:')))
+      add(wallet.name, wallet.icon, { via: 'standard', wallet });
+  }
+  return found;
+}
+
 /** The wallets of this browser that can sign for these details (after a moment for announcements). */
 export function discoverWallets(details: Details, namespaces: readonly string[]): Promise<WalletChoice[]> {
   const found = new Map<string, WalletChoice>();
@@ -169,7 +223,7 @@ export function discoverWallets(details: Details, namespaces: readonly string[])
     window.dispatchEvent(new Event('eip6963:requestProvider'));
   }
   // Wallet Standard: wallets already loaded register when asked (app-ready), later ones announce themselves.
-  if (namespaces.includes('solana')) getWallets();
+  if (namespaces.includes('solana') || namespaces.includes('bip122')) getWallets();
   return new Promise((resolve) => {
     setTimeout(() => {
       const wallets = [...found.values()];
@@ -177,6 +231,7 @@ export function discoverWallets(details: Details, namespaces: readonly string[])
       if (ethereum && wallets.length === 0 && legacy?.request)
         wallets.push({ kind: 'eip155', id: 'injected', name: 'your browser wallet', provider: legacy });
       if (namespaces.includes('solana')) wallets.push(...solanaWallets(details));
+      if (namespaces.includes('bip122')) wallets.push(...bitcoinWallets());
       if (ethereum && details.walletConnectProjectId)
         wallets.push(walletConnectChoice(details.walletConnectProjectId, details.chainIds));
       resolve(wallets);
@@ -233,7 +288,7 @@ export function walletButtons(section: HTMLElement, wallets: WalletChoice[], lab
       img.height = 24;
       button.append(img);
     }
-    button.append(`${label} ${wallet.name}${wallet.kind === 'solana' ? ' (Solana)' : ''}`);
+    button.append(`${label} ${wallet.name}${wallet.kind === 'eip155' ? '' : ` (${KINDS[wallet.kind]})`}`);
     button.addEventListener('click', () => run(wallet));
     section.append(button);
   }
@@ -243,10 +298,14 @@ export function walletButtons(section: HTMLElement, wallets: WalletChoice[], lab
 export function noWallet(section: HTMLElement, namespaces: readonly string[]) {
   const p = document.createElement('p');
   p.className = 'no-wallet';
-  const kinds = namespaces.map((ns) => (ns === 'solana' ? 'Solana' : 'Ethereum')).join(' or ');
+  const kinds = namespaces.map((ns) => KINDS[ns] ?? ns).join(' or ');
   p.append(`No ${kinds} wallet was found in this browser. `);
   const link = document.createElement('a');
-  link.href = namespaces.includes('eip155') ? 'https://ethereum.org/wallets/find-wallet/' : 'https://solana.com/solana-wallets';
+  link.href = namespaces.includes('eip155')
+    ? 'https://ethereum.org/wallets/find-wallet/'
+    : namespaces.includes('solana')
+      ? 'https://solana.com/solana-wallets'
+      : 'https://bitcoin.org/en/choose-your-wallet';
   link.rel = 'noopener noreferrer';
   link.target = '_blank';
   link.textContent = 'Get a wallet';
