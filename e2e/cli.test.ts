@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pkceAuthorization, registerPublicClient, startTestProvider, walletSignIn } from '@signet/testkit';
+import { insecure, pkceAuthorization, startTestProvider, TEST_REDIRECT_URI, walletSignIn } from '@signet/testkit';
 import { postgresSchema, sql } from '@signet/testkit/postgres';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -295,14 +295,27 @@ describe('signet (the operator CLI)', () => {
 
   it('accounts list, show (by account or wallet id) and delete: the deletion ends the wallet’s tokens', async () => {
     const db = tempDb();
+    // The operator's account client (--account-subject): sub is the person's account, not the wallet.
+    const added = signet(['clients', 'add', '--redirect-uri', TEST_REDIRECT_URI, '--id', 'acct-rp', '--account-subject'], {
+      STORAGE_URL: `sqlite:${db}`,
+    });
+    expect(added.status, added.stderr).toBe(0);
     const provider = await startTestProvider({ STORAGE_URL: `sqlite:${db}` });
     try {
-      const client = await registerPublicClient(provider.url, { account_subject: true } as never);
+      const client = await oidc.discovery(
+        new URL(provider.url),
+        'acct-rp',
+        { token_endpoint_auth_method: 'none' },
+        oidc.None(),
+        insecure,
+      );
       const alice = privateKeyToAccount(generatePrivateKey());
       const { url, verifier } = await pkceAuthorization(client);
       const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: alice });
       const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
       const account = tokens.claims()?.sub as string;
+      expect(account).not.toContain(alice.address);
+      expect(tokens.claims()?.wallet).toBe(`eip155:0:${alice.address}`);
       const env = { STORAGE_URL: `sqlite:${db}` };
 
       const list = signet(['accounts', 'list', '--json'], env);

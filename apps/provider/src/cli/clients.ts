@@ -67,6 +67,9 @@ export const clientCommands: Record<string, Command> = {
   --ens-email                       with scope email, release the ENS email text record (unverified)
   --synthetic-email-domain <domain> with scope email, <address>@<domain> (unverified; docs/relying-parties.md, "email")
   --subject-chain <signed|any>      any: one sub for an EOA on every chain (docs/relying-parties.md, "Chain-independent subject")
+  --account-subject                 sub is the person's Signet account, the same whichever of
+                                    their wallets signs; adds the wallet claim and the wallets
+                                    scope (docs/relying-parties.md, "Accounts")
   --account-namespaces <list>       the kinds of account that may sign in, a comma list of
                                     eip155, solana, bip122 (Bitcoin) (docs/relying-parties.md,
                                     "Register a client")
@@ -86,6 +89,7 @@ The client secret is printed once and never again: store it now.`,
       'synthetic-email-domain': { type: 'string' },
       'subject-chain': { type: 'string' },
       'account-namespaces': { type: 'string' },
+      'account-subject': { type: 'boolean', default: false },
       ...JSON_OPTION,
     },
     check(values) {
@@ -117,6 +121,7 @@ The client secret is printed once and never again: store it now.`,
           ens_email: values['ens-email'] === true ? true : undefined,
           synthetic_email_domain: values['synthetic-email-domain'],
           subject_chain: values['subject-chain'],
+          account_subject: values['account-subject'] === true ? true : undefined,
           account_namespaces:
             values['account-namespaces'] === undefined
               ? undefined
