@@ -14,7 +14,7 @@ const LAYERS = [
   ['records', 'observability'],
   ['errors.ts', 'http'],
   ['clients', 'onchain'],
-  ['relying-party', 'redirects'],
+  ['relying-party', 'redirects', 'device'],
   ['signin'],
   ['oidc'],
   ['cli', 'app.ts', 'cli.ts', 'server.ts', 'bin.ts', 'index.ts', 'services.ts'],

@@ -12,6 +12,8 @@ import { assertRedirectUris, withAuthMethodDefault } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { TTL } from '../deployment/lifetimes.ts';
 import { profileFor } from '../deployment/profiles.ts';
+import { deviceFlowFeature } from '../device/flow.ts';
+import { freshSignatureForDevices } from '../device/policy.ts';
 import { html, layout, raw } from '../http/html.ts';
 import { LEGAL_PATHS } from '../http/legal.ts';
 import { type AuditLog, requestFields } from '../observability/audit.ts';
@@ -251,6 +253,9 @@ export function createProvider({
         initialAccessToken: config.registrationToken ?? false,
       },
       registrationManagement: { enabled: true, rotateRegistrationAccessToken: false },
+      // Sign in from another device (RFC 8628): the person enters the device's code at /device
+      // and signs with a wallet as in any sign-in (device/: pages, limits, pace, fresh signature).
+      deviceFlow: deviceFlowFeature({ config, stylesheets, pageHeaders: (ctx) => pageHeaders(ctx) }),
       introspection: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
@@ -301,7 +306,7 @@ export function createProvider({
     },
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
-      policy: signInPolicy(access, store, clientSubject),
+      policy: freshSignatureForDevices(signInPolicy(access, store, clientSubject)),
     },
     discovery: {
       op_policy_uri: `${config.baseUrl}${LEGAL_PATHS.privacy}`,

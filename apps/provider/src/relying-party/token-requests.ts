@@ -46,7 +46,7 @@ export function emptySecretBasicClientId(header: string | undefined): string | u
 }
 
 /** Hands oidc-provider a form body in place of the one read here (it reads `req` as a stream). */
-function replaceBody(req: IncomingMessage, text: string) {
+export function replaceBody(req: IncomingMessage, text: string) {
   const body = Buffer.from(text);
   req.headers['content-length'] = String(body.length);
   delete req.headers['transfer-encoding'];

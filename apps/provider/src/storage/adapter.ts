@@ -11,10 +11,12 @@ type Payload = Record<string, unknown> & {
 
 /**
  * Extra time a record is kept after it expires, so an expired interaction can be told from an
- * unknown one ("this sign-in expired, go back to <client>"): 10 minutes, no longer (interactions
- * are created by unauthenticated requests, so what they cost in storage stays bounded).
+ * unknown one ("this sign-in expired, go back to <client>"), and an expired device code from an
+ * unknown one (the polling device gets `expired_token`, RFC 8628 §3.5, and the person "expired"):
+ * 10 minutes, no longer (both are created by unauthenticated requests, so what they cost in
+ * storage stays bounded).
  */
-const RETENTION_AFTER_EXPIRY: Record<string, number> = { Interaction: 600 };
+const RETENTION_AFTER_EXPIRY: Record<string, number> = { Interaction: 600, DeviceCode: 600 };
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
