@@ -75,17 +75,26 @@ export function formValue(page: string, name: string): string | undefined {
 }
 
 /** GET the verification URI; returns the page and its CSRF token. */
-export async function openDevicePage(jar: CookieJar, url: string): Promise<{ status: number; page: string; xsrf: string }> {
-  const response = await request(jar, url);
+export async function openDevicePage(
+  jar: CookieJar,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; page: string; xsrf: string }> {
+  const response = await request(jar, url, { headers });
   const page = await response.text();
   return { status: response.status, page, xsrf: formValue(page, 'xsrf') ?? '' };
 }
 
 /** POST the code form (typed code, its confirmation or its cancellation) to the verification URI. */
-export async function postDeviceForm(jar: CookieJar, verificationUri: string, fields: Record<string, string>): Promise<Response> {
+export async function postDeviceForm(
+  jar: CookieJar,
+  verificationUri: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return request(jar, verificationUri, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers },
     body: new URLSearchParams(fields),
   });
 }

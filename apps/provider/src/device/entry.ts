@@ -35,6 +35,15 @@ import { normalizeUserCode } from './paths.ts';
 /** oidc-provider's own limit on a request body. */
 const BODY_LIMIT = 56 * 1024;
 
+/**
+ * oidc-provider's error page for `/device` and `/device/<uid>` writes a new CSRF token into the
+ * provider session after its session middleware has finished; for a browser with no stored
+ * session (no cookie, cookies blocked, a session expired) it then fails to save it, a 500. That
+ * browser is told to start from the code page instead.
+ */
+const unsavedSession = (error: unknown) =>
+  error instanceof TypeError && /persist can only be called on previously persisted Sessions/.test(error.message);
+
 type EntryDependencies = {
   config: Pick<Config, 'domain'>;
   store: Store;
@@ -146,15 +155,39 @@ export function deviceEntry(profile: ProfileDefinition, deps: EntryDependencies)
     await countWrong(ctx);
   }
 
+  /** The code page's and the device resume's answer when the browser has no provider session. */
+  async function sessionless(ctx: Context, work: () => Promise<unknown>) {
+    try {
+      await work();
+    } catch (error) {
+      if (!unsavedSession(error)) throw error;
+      ctx.status = 400;
+      ctx.type = 'html';
+      ctx.set('cache-control', 'no-store');
+      ctx.body = refusalPage({
+        stylesheets: deps.stylesheets,
+        domain: deps.config.domain,
+        action,
+        title: 'Start again',
+        words: `${problemWords('form')} (This browser had no sign-in session with ${deps.config.domain}: cookies may be blocked.)`,
+      });
+      deps.pageHeaders(ctx);
+    }
+  }
+
+  const resume = `${route}/`;
   // Not an async function: a request to any other route passes straight on.
   return (ctx, next) => {
-    if (routeOf(ctx) !== route) return next();
+    const key = routeOf(ctx);
+    if (key !== route) return key.startsWith(resume) && ctx.method === 'GET' ? sessionless(ctx, next) : next();
     if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       const code = ctx.query.user_code;
       const first = Array.isArray(code) ? code[0] : code;
-      return typeof first === 'string' ? fromLink(ctx, next, first) : next();
+      return typeof first === 'string' ? sessionless(ctx, () => fromLink(ctx, next, first)) : sessionless(ctx, next);
     }
-    if (ctx.method === 'POST' && bodyIs(ctx, 'application/x-www-form-urlencoded')) return entered(ctx, next);
-    return next();
+    if (ctx.method === 'POST' && bodyIs(ctx, 'application/x-www-form-urlencoded')) {
+      return sessionless(ctx, () => entered(ctx, next));
+    }
+    return sessionless(ctx, next);
   };
 }

@@ -20,9 +20,6 @@ import { DEVICE_SUCCESS_PATH, normalizeUserCode } from './paths.ts';
 /** The user-code alphabet and layout (oidc-provider's defaults, named here so they are decided). */
 export const USER_CODE = { charset: 'base-20', mask: '****-****' } as const;
 
-/** Bits of entropy of a user code: log2(20^8). */
-export const USER_CODE_BITS = (USER_CODE.mask.split('*').length - 1) * Math.log2(20);
-
 /** What the entry middleware (entry.ts) and the pages tell each other through `ctx.state`. */
 export type DeviceState = {
   /** A user code that arrived in the URL (verification_uri_complete), taken out of the query. */
