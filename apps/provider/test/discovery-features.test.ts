@@ -81,7 +81,11 @@ describe('discovery and the documented features', () => {
       const discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
       expect(Object.keys(discovery).sort()).toEqual(expected);
       // What the features table says is off is not advertised.
-      for (const field of ['frontchannel_logout_supported', 'request_parameter_supported', 'backchannel_authentication_endpoint']) {
+      for (const field of [
+        'frontchannel_logout_supported',
+        'request_parameter_supported',
+        'backchannel_authentication_endpoint',
+      ]) {
         expect(discovery[field] ?? false, field).toBe(false);
       }
       // The device flow is on (docs/conformance.md): its endpoint and its grant on both profiles.
