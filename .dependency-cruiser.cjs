@@ -16,7 +16,7 @@ const LAYERS = [
   ['clients', 'onchain'],
   ['relying-party', 'redirects', 'device'],
   ['signin'],
-  ['oidc'],
+  ['oidc', 'login'],
   ['cli', 'app.ts', 'cli.ts', 'server.ts', 'bin.ts', 'index.ts', 'services.ts'],
 ];
 const paths = (names) => `${SRC}(${names.map((n) => n.replace('.', '[.]') + (n.endsWith('.ts') ? '$' : '/')).join('|')})`;

@@ -6,6 +6,7 @@
  *   signet clients …           manage registered clients
  *   signet keys …              list or rotate signing keys
  *   signet storage …           migrate the PostgreSQL schema, copy between storages
+ *   signet login …             a program signs in with its own key and prints tokens
  *   signet --help | --version  answer without loading anything else
  */
 import { readFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ commands:
   clients …       add, list or remove registered clients   (signet clients --help)
   keys …          list or rotate the signing keys          (signet keys --help)
   storage …       migrate the PostgreSQL schema, copy between storages (signet storage --help)
+  login           sign in with a key this program holds, print the tokens (signet login --help)
 
 options:
   --help          this text (also: signet <command> --help)

@@ -16,6 +16,7 @@ import { deviceFlowFeature } from '../device/flow.ts';
 import { freshSignatureForDevices } from '../device/policy.ts';
 import { html, layout, raw } from '../http/html.ts';
 import { LEGAL_PATHS } from '../http/legal.ts';
+import { prefersJson } from '../http/negotiation.ts';
 import { type AuditLog, requestFields } from '../observability/audit.ts';
 import type { Logger } from '../observability/logger.ts';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from '../onchain/access.ts';
@@ -436,6 +437,12 @@ export function createProvider({
     pairwiseIdentifier: (ctx, accountId, client) => pairwiseOf(accountId, client as { sectorIdentifier?: string }, ctx),
     async renderError(ctx, out, error) {
       logger.debug({ err: error, out }, 'rendered error page');
+      // A program that reads the answer (Accept: application/json: `signet login`, a native app) gets it as JSON.
+      if (prefersJson(ctx as unknown as Context)) {
+        ctx.type = 'json';
+        ctx.body = out;
+        return;
+      }
       const { error: code, error_description: description } = out as { error?: string; error_description?: string };
       page(
         ctx,
