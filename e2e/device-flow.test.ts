@@ -233,6 +233,31 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     expect(await polled).toBe('access_denied');
   });
 
+  it('two device sign-ins in one browser by two accounts: the second gets through the logout-first step, each device its own account', async () => {
+    const registered = (await (
+      await fetch(`${provider.url}/${profile === 'hosted' ? 'register' : 'reg'}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+          response_types: [],
+          token_endpoint_auth_method: 'none',
+        }),
+      })
+    ).json()) as { client_id: string };
+    const config = await oidc.discovery(new URL(provider.issuer), registered.client_id, undefined, oidc.None(), insecure);
+    const { page, problems } = await freshPage();
+    for (const round of [1, 2]) {
+      wallet.account = privateKeyToAccount(generatePrivateKey());
+      const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
+      const polled = oidc.pollDeviceAuthorizationGrant(config, started);
+      await page.goto(started.verification_uri_complete as string);
+      await confirmAndSign(page, 'mouse');
+      expect((await polled).claims()?.sub, `round ${round}`).toBe(`eip155:1:${wallet.account.address}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it.runIf(profile === 'self-hosted')(
     'the device pages at desktop and phone width: no serious axe violation, no horizontal scroll, nothing against the CSP',
     async () => {

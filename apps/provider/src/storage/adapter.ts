@@ -50,6 +50,21 @@ const CONSUMABLE = new Set([
   'PreAuthorizedCode',
 ]);
 
+/**
+ * The models oidc-provider revokes by grant (`revokeByGrantId`): only their records go into a
+ * grant's index. An Interaction names the grant its session already holds for the client
+ * (`grantId`) too, but revoking that grant (a logout, which oidc-provider runs before another
+ * account may finish signing in) must not delete the sign-in still under way.
+ */
+const GRANTABLE = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PreAuthorizedCode',
+]);
+
 /** Where the adapter keeps a model's record (before the deployment prefix). */
 export const recordKey = (model: string, id: string) => `oidc:${model}:${id}`;
 
@@ -69,7 +84,7 @@ export function createOidcAdapter(store: Store) {
       const key = this.key(id);
       const ttl = expiresIn === undefined ? undefined : expiresIn + (RETENTION_AFTER_EXPIRY[this.name] ?? 0);
       await store.set(key, JSON.stringify(payload), ttl);
-      if (payload.grantId) await store.addToSet(`oidc:grant:${payload.grantId}`, key, ttl);
+      if (payload.grantId && GRANTABLE.has(this.name)) await store.addToSet(`oidc:grant:${payload.grantId}`, key, ttl);
       if (payload.userCode) await store.set(`oidc:${this.name}:userCode:${payload.userCode}`, id, ttl);
       if (payload.uid && this.name === 'Session') await store.set(`oidc:${this.name}:uid:${payload.uid}`, id, ttl);
     }
