@@ -187,6 +187,29 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     }
   });
 
+  it('signing out in the browser the person signed on does not sign the device out (its tokens outlive that session)', async () => {
+    const codes = await start('openid');
+    const jar = new CookieJar();
+    const interactionUrl = await confirmUserCode(jar, codes.verification_uri, codes.user_code);
+    const { response } = await sign(jar, interactionUrl);
+    await followToDevicePage(jar, interactionUrl, response.headers.get('location') as string);
+    const tokens = await poll(codes);
+    expect(tokens.status).toBe(200);
+    const userinfo = () =>
+      fetch(discovery.userinfo_endpoint as string, { headers: { authorization: `Bearer ${tokens.body.access_token}` } });
+    expect((await userinfo()).status).toBe(200);
+    // The person signs out of the provider in that browser.
+    const logoutPage = await (await request(jar, discovery.end_session_endpoint as string)).text();
+    const signedOut = await request(jar, `${provider.url}/session/end/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf: formValue(logoutPage, 'xsrf') as string, logout: 'yes' }),
+    });
+    expect(signedOut.status).toBe(303);
+    expect(jar.names()).not.toContain('_session');
+    expect((await userinfo()).status).toBe(200);
+  });
+
   it('a failed wallet step does not burn the code: a wrong message is refused, the right one then signs in', async () => {
     const codes = await start();
     const jar = new CookieJar();

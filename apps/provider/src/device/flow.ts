@@ -76,6 +76,16 @@ const deviceInfoOf = (info: unknown): DeviceInfo => {
   return { ...(typeof ip === 'string' ? { ip } : {}), ...(typeof ua === 'string' && ua ? { ua } : {}) };
 };
 
+/**
+ * oidc-provider's `expiresWithSession` (tokens without `offline_access` die with the provider
+ * session that made them), except for a device sign-in: the session is the browser of the phone
+ * or laptop the person signed on, not the device's, and signing out there (or another account
+ * signing in there, which signs the first one out) must not sign the TV out.
+ */
+export async function expiresWithSession(_ctx: unknown, source: { kind?: string; scopes: Set<string> }): Promise<boolean> {
+  return source.kind !== 'DeviceCode' && !source.scopes.has('offline_access');
+}
+
 export function deviceFlowFeature(deps: PageDependencies): NonNullable<Configuration['features']>['deviceFlow'] {
   const { stylesheets } = deps;
   const domain = deps.config.domain;

@@ -12,7 +12,7 @@ import { assertRedirectUris, withAuthMethodDefault } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { TTL } from '../deployment/lifetimes.ts';
 import { profileFor } from '../deployment/profiles.ts';
-import { deviceFlowFeature } from '../device/flow.ts';
+import { deviceFlowFeature, expiresWithSession } from '../device/flow.ts';
 import { freshSignatureForDevices } from '../device/policy.ts';
 import { html, layout, raw } from '../http/html.ts';
 import { LEGAL_PATHS } from '../http/legal.ts';
@@ -207,6 +207,8 @@ export function createProvider({
       required: (_ctx, client) => client.clientAuthMethod === 'none',
     },
     ttl: { ...TTL },
+    // oidc-provider's rule, but a device's tokens do not die with the browser session it was signed in from.
+    expiresWithSession: expiresWithSession as Configuration['expiresWithSession'],
     ...(profile.refreshTokensWithoutOfflineAccess
       ? {
           // Any code of a client registered for the refresh_token grant (rotation stays oidc-provider's:
