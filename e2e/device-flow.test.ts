@@ -163,7 +163,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     const renewed = await run('oidc-token', ['--force-new', tokenCommand[1] as string], env);
     expect(renewed.code, renewed.stderr).toBe(0);
     expect(renewed.stdout.trim()).not.toBe(first.stdout.trim());
-  });
+  }, 60_000);
 
   it('openid-client: initiateDeviceAuthorization, then pollDeviceAuthorizationGrant while the person follows verification_uri_complete', async () => {
     const confidential = profile === 'hosted';
@@ -204,7 +204,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     expect(tokens.refresh_token).toEqual(expect.any(String));
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
     expect(refreshed.claims()?.sub).toBe(`eip155:1:${wallet.account.address}`);
-  });
+  }, 60_000);
 
   it('openid-client sees access_denied when the person cancels on the wallet page', async () => {
     const registered = (await (
@@ -231,7 +231,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     await page.click('#abort button');
     await page.waitForSelector('text=Sign-in cancelled');
     expect(await polled).toBe('access_denied');
-  });
+  }, 60_000);
 
   it('two device sign-ins in one browser by two accounts: the second gets through the logout-first step, each device its own account', async () => {
     const registered = (await (
@@ -256,7 +256,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
       expect((await polled).claims()?.sub, `round ${round}`).toBe(`eip155:1:${wallet.account.address}`);
     }
     expect(problems).toEqual([]);
-  });
+  }, 90_000);
 
   it.runIf(profile === 'self-hosted')(
     'the device pages at desktop and phone width: no serious axe violation, no horizontal scroll, nothing against the CSP',

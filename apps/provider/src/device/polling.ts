@@ -38,13 +38,15 @@ export function devicePolling(profile: ProfileDefinition, store: Store): Middlew
   }
 
   async function paced(ctx: Parameters<Middleware>[0], next: () => Promise<unknown>) {
+    // Polls are timed by their arrival: a device waits its interval after each answer, so two
+    // arrivals are at least the interval and the first one's handling apart.
+    const now = Date.now();
     await next();
     const body = ctx.body as { error?: unknown } | undefined;
     if (ctx.status !== 400 || body?.error !== 'authorization_pending') return;
     const params = (ctx as unknown as OidcView).oidc?.params;
     if (params?.grant_type !== DEVICE_CODE_GRANT || typeof params.device_code !== 'string') return;
     const key = `device:poll:${createHash('sha256').update(params.device_code).digest('base64url').slice(0, 22)}`;
-    const now = Date.now();
     const last = Number(await store.get(key));
     await store.set(key, String(now), TTL.DeviceCode + 60);
     if (last > 0 && now - last < POLL_INTERVAL_SECONDS * 1000 - TOLERANCE_MS) {
