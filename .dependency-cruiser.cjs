@@ -14,9 +14,9 @@ const LAYERS = [
   ['records', 'observability'],
   ['errors.ts', 'http'],
   ['clients', 'onchain', 'accounts'],
-  ['relying-party', 'redirects'],
+  ['relying-party', 'redirects', 'device'],
   ['signin'],
-  ['oidc', 'account-page'],
+  ['oidc', 'account-page', 'login'],
   ['cli', 'app.ts', 'cli.ts', 'server.ts', 'bin.ts', 'index.ts', 'services.ts'],
 ];
 const paths = (names) => `${SRC}(${names.map((n) => n.replace('.', '[.]') + (n.endsWith('.ts') ? '$' : '/')).join('|')})`;

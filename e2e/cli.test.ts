@@ -3,12 +3,13 @@
  * (node_modules/.bin/signet, the built JavaScript): help everywhere, tables for people and
  * --json for scripts, exit statuses, and read-only commands that create nothing.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { insecure, pkceAuthorization, startTestProvider, TEST_REDIRECT_URI, walletSignIn } from '@signet/testkit';
+import { insecure, pkceAuthorization, solanaKeypair, startTestProvider, TEST_REDIRECT_URI, walletSignIn } from '@signet/testkit';
 import { postgresSchema, sql } from '@signet/testkit/postgres';
+import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +48,8 @@ describe('signet (the operator CLI)', () => {
       [['accounts', 'show', '--help'], /usage: signet accounts show <account id \| wallet id>/],
       [['accounts', 'delete', '--help'], /usage: signet accounts delete/],
       [['storage', 'copy', '--help'], /usage: signet storage copy --from <url> --to <url>/],
+      [['login', '--help'], /usage: signet login --issuer <url> --client-id <id> --redirect-uri <uri>/],
+      [['clients', 'add', '--help'], /--device +also sign in from another device/],
     ];
     for (const [args, expected] of cases) {
       const { status, stdout, stderr } = signet(args, env);
@@ -68,6 +71,29 @@ describe('signet (the operator CLI)', () => {
       ['clients', 'prune', '--days', 'many'],
       ['storage', 'copy', '--from', 'sqlite:/tmp/a.db'],
       ['storage', 'migrate', '--lock-timeout-ms', 'soon'],
+      ['login'],
+      [
+        'login',
+        '--issuer',
+        'https://id.example.com',
+        '--client-id',
+        'c',
+        '--redirect-uri',
+        'https://rp.example/cb',
+        '--key',
+        'x',
+      ],
+      [
+        'login',
+        '--issuer',
+        'https://id.example.com',
+        '--client-id',
+        'c',
+        '--redirect-uri',
+        'https://rp.example/cb',
+        '--chain-id',
+        'one',
+      ],
     ]) {
       const { status, stderr } = signet(args, { STORAGE_URL: `sqlite:${tempDb()}` });
       expect({ args, status }).toEqual({ args, status: 64 });
@@ -343,5 +369,109 @@ describe('signet (the operator CLI)', () => {
     } finally {
       await provider.stop();
     }
+  });
+});
+
+/** `signet …` without blocking this process (the provider it talks to runs here). */
+function signetAsync(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(SIGNET, args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+describe('signet login (a program signs in with its own key)', () => {
+  it("Ethereum key from a file, Solana key from the environment, then --refresh: tokens for the key's account, the key never printed", async () => {
+    const provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet' });
+    try {
+      const registered = (await (
+        await fetch(`${provider.url}/reg`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            redirect_uris: [TEST_REDIRECT_URI],
+            grant_types: ['authorization_code', 'refresh_token'],
+            token_endpoint_auth_method: 'none',
+          }),
+        })
+      ).json()) as { client_id: string };
+      const common = ['--issuer', provider.issuer, '--client-id', registered.client_id, '--redirect-uri', TEST_REDIRECT_URI];
+      const key = generatePrivateKey();
+      const keyFile = join(mkdtempSync(join(tmpdir(), 'signet-login-')), 'key.hex');
+      writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+      const ethereum = await signetAsync([
+        'login',
+        ...common,
+        '--key-file',
+        keyFile,
+        '--scope',
+        'openid offline_access',
+        '--json',
+      ]);
+      expect(ethereum.status, ethereum.stderr).toBe(0);
+      const tokens = JSON.parse(ethereum.stdout) as { sub: string; id_token: string; refresh_token: string };
+      const sub = `eip155:1:${privateKeyToAccount(key).address}`;
+      expect(tokens.sub).toBe(sub);
+      expect(decodeJwt(tokens.id_token).sub).toBe(sub);
+      expect(ethereum.stdout + ethereum.stderr).not.toContain(key.slice(2));
+
+      const renewed = await signetAsync(['login', '--refresh', ...common.slice(0, 4)], {
+        SIGNET_REFRESH_TOKEN: tokens.refresh_token,
+      });
+      expect(renewed.status, renewed.stderr).toBe(0);
+      expect(renewed.stdout).toMatch(new RegExp(`^sub +${sub}$`, 'm'));
+      expect(renewed.stdout).toMatch(/^access_token +\S+$/m);
+
+      const keypair = solanaKeypair(new Uint8Array(32).fill(9));
+      const seed = Buffer.from(new Uint8Array(32).fill(9)).toString('hex');
+      const solana = await signetAsync(['login', ...common, '--solana'], { SIGNET_LOGIN_KEY: seed });
+      expect(solana.status, solana.stderr).toBe(0);
+      expect(solana.stdout).toMatch(new RegExp(`^sub +solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:${keypair.address}$`, 'm'));
+      expect(solana.stdout + solana.stderr).not.toContain(seed);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('refusals exit 1 with the reason in one line: a wrong client, a bad key; no stack trace', async () => {
+    const provider = await startTestProvider();
+    try {
+      const common = ['--issuer', provider.issuer, '--redirect-uri', TEST_REDIRECT_URI];
+      const wrongClient = await signetAsync(['login', ...common, '--client-id', 'nobody'], {
+        SIGNET_LOGIN_KEY: generatePrivateKey(),
+      });
+      expect(wrongClient.status).toBe(1);
+      expect(wrongClient.stderr).toMatch(/^signet: login refused: invalid_client: /);
+      expect(wrongClient.stderr).not.toMatch(/\n\s+at /);
+      const badKey = await signetAsync(['login', ...common, '--client-id', 'nobody'], { SIGNET_LOGIN_KEY: 'not-a-key' });
+      expect(badKey.status).toBe(1);
+      expect(badKey.stderr).toMatch(/^signet: login refused: INVALID_KEY: an Ethereum key must be/);
+      expect(badKey.stderr).not.toContain('not-a-key');
+      const noKey = await signetAsync(['login', ...common, '--client-id', 'nobody']);
+      expect(noKey.status).toBe(64);
+      expect(noKey.stderr).toMatch(/login needs --key-file or SIGNET_LOGIN_KEY/);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('clients add --device: a device-only client (the device_code grant and refresh tokens, no redirect URI)', () => {
+    const env = { STORAGE_URL: `sqlite:${tempDb()}` };
+    const added = signet(['clients', 'add', '--device', '--name', 'Living-room TV', '--id', 'tv', '--json'], env);
+    expect(added.status, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      client_id: 'tv',
+      redirect_uris: [],
+      grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+    });
   });
 });

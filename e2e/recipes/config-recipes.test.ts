@@ -67,6 +67,7 @@ describe('docs/recipes.md', () => {
         'discourse',
         'grafana',
         'keycloak',
+        'kubelogin',
         'nextcloud',
         'synapse',
       ]);

@@ -16,6 +16,10 @@ import { assertMetadataBounds } from './clients/metadata.ts';
 import { withAuthMethodDefault } from './clients/rules.ts';
 import type { Config } from './config.ts';
 import { PROFILES, profileFor } from './deployment/profiles.ts';
+import { deviceEntry } from './device/entry.ts';
+import { createDeviceLimits } from './device/limits.ts';
+import { devicePolling } from './device/polling.ts';
+import { deviceRoutes } from './device/routes.ts';
 import { errorBoundary } from './http/error-boundary.ts';
 import { legalRoutes } from './http/legal.ts';
 import { pinIssuerOrigin } from './http/origin.ts';
@@ -266,6 +270,9 @@ function mount(provider: Provider, services: Services) {
   operationsRoutes(router, services);
   interactionRoutes(router, services);
   accountRoutes(router, services);
+  const stylesheets = services.assets.stylesheets;
+  const pageHeaders = (ctx: Context) => security.pageHeaders(ctx);
+  deviceRoutes(router, { config, stylesheets, findClient, pageHeaders });
 
   pinIssuerOrigin(provider, config.baseUrl);
   const steps = [
@@ -275,6 +282,15 @@ function mount(provider: Provider, services: Services) {
     unitOfWork(services.store),
     security.middleware,
     rateLimitedRoutes(profile, limits),
+    deviceEntry(profile, {
+      config,
+      store: services.store,
+      limits,
+      device: createDeviceLimits(services.store, { failOpen: config.rateLimits.failOpen }),
+      stylesheets,
+      pageHeaders,
+    }),
+    devicePolling(profile, services.store),
     pushedRequestSize(profile),
     postAsGet(profile),
     tokenRequests(profile, scopesSupportedBy(config), findClient),

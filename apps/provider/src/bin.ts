@@ -7,6 +7,7 @@
  *   signet keys …              list or rotate signing keys
  *   signet accounts …          list, show or delete Signet accounts
  *   signet storage …           migrate the PostgreSQL schema, copy between storages
+ *   signet login …             a program signs in with its own key and prints tokens
  *   signet --help | --version  answer without loading anything else
  */
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ commands:
   keys …          list or rotate the signing keys          (signet keys --help)
   accounts …      list, show or delete Signet accounts     (signet accounts --help)
   storage …       migrate the PostgreSQL schema, copy between storages (signet storage --help)
+  login           sign in with a key this program holds, print the tokens (signet login --help)
 
 options:
   --help          this text (also: signet <command> --help)

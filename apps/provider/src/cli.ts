@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { redactUrls, SettingsError } from '@signet/settings';
 import { accountCommands } from './cli/accounts.ts';
 import { clientCommands } from './cli/clients.ts';
-import { type Command, type CommandContext, type Out, UsageError } from './cli/command.ts';
+import { type Command, type CommandContext, CommandFailed, type Out, UsageError } from './cli/command.ts';
 import { keyCommands } from './cli/keys.ts';
 import { storageCommands } from './cli/storage.ts';
 import { loadConfig } from './config.ts';
@@ -44,7 +44,9 @@ function groupUsage(group: string): string {
 
 export const USAGE = `usage: signet clients|keys|accounts|storage <command> [options]\n\n${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(16)} ${c.summary}`)
-  .join('\n')}\n\nsignet <group> <command> --help describes one. Settings come from the environment (STORAGE_URL, …).`;
+  .join(
+    '\n',
+  )}\n  ${'login'.padEnd(16)} sign in with a key this program holds and print the tokens (signet login --help)\n\nsignet <group> <command> --help describes one. Settings come from the environment (STORAGE_URL, …).`;
 
 /**
  * Runs one CLI command. Returns the exit status for help and success; throws UsageError for a
@@ -60,6 +62,15 @@ export async function runCli(
   if (!group || group === 'help' || group === '--help' || group === '-h') {
     out(USAGE);
     return group ? 0 : 64;
+  }
+  // `signet login` is a client of a provider (login/): no settings, no storage.
+  if (group === 'login') {
+    if (wantsHelp) {
+      out((await import('./cli/login.ts')).LOGIN_USAGE);
+      return 0;
+    }
+    await (await import('./cli/login.ts')).runLogin(argv.slice(1), env, out);
+    return 0;
   }
   if (!(GROUPS as readonly string[]).includes(group)) throw new UsageError(`unknown command: ${group}`, USAGE);
   const command = name === undefined || name.startsWith('-') ? undefined : COMMANDS[`${group} ${name}`];
@@ -122,6 +133,10 @@ export function cliMain(argv = process.argv.slice(2)): void {
         console.error(`signet: ${error.message}`);
         if (error.usage) console.error(`\n${error.usage}`);
         process.exit(64);
+      }
+      if (error instanceof CommandFailed) {
+        console.error(`signet: ${error.message}`);
+        process.exit(1);
       }
       if (error instanceof SettingsError) {
         console.error(`signet: invalid setting: ${error.message}`);

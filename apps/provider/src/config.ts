@@ -361,6 +361,12 @@ const schema = {
     default: '`600`',
     description: 'token requests per client address per window (0 = off)',
   }),
+  RATE_LIMIT_DEVICE: setting(int(0, 1_000_000, 10), {
+    group: RATE,
+    default: '`10`',
+    description:
+      'user codes entered at `/device` (typed, from a `verification_uri_complete` link, or confirmed) per client address per window (0 = off). Beyond it, and always: 5 wrong codes lock an address out for 15 minutes, and one code may be entered 10 times ([device sign-in](security.md#sign-in-from-another-device))',
+  }),
   RATE_LIMIT_FAIL_OPEN: setting(bool(), {
     group: RATE,
     default: '`false`',
@@ -604,6 +610,8 @@ export type Config = {
     interaction: number;
     registration: number;
     token: number;
+    /** User codes entered at /device per address per window (device/entry.ts). */
+    device: number;
     failOpen: boolean;
   };
   /** Bytes of client logos kept in storage, all clients together (0 = no logos are fetched). */
@@ -729,6 +737,7 @@ export function loadConfig(env: Env = process.env): Config {
       interaction: s.RATE_LIMIT_INTERACTION,
       registration: s.RATE_LIMIT_REGISTRATION,
       token: s.RATE_LIMIT_TOKEN,
+      device: s.RATE_LIMIT_DEVICE,
       failOpen: s.RATE_LIMIT_FAIL_OPEN,
     },
     logoStorageLimit: s.LOGO_STORAGE_LIMIT,

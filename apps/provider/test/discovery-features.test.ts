@@ -81,9 +81,16 @@ describe('discovery and the documented features', () => {
       const discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
       expect(Object.keys(discovery).sort()).toEqual(expected);
       // What the features table says is off is not advertised.
-      for (const field of ['frontchannel_logout_supported', 'request_parameter_supported', 'device_authorization_endpoint']) {
+      for (const field of [
+        'frontchannel_logout_supported',
+        'request_parameter_supported',
+        'backchannel_authentication_endpoint',
+      ]) {
         expect(discovery[field] ?? false, field).toBe(false);
       }
+      // The device flow is on (docs/conformance.md): its endpoint and its grant on both profiles.
+      expect(discovery.device_authorization_endpoint).toBe(`${provider.url}/device/auth`);
+      expect(discovery.grant_types_supported).toContain('urn:ietf:params:oauth:grant-type:device_code');
     } finally {
       await provider.stop();
     }

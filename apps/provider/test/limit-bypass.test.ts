@@ -2,7 +2,13 @@
  * Rate limits hold for every spelling of a route that oidc-provider serves: its router ignores
  * the case of the path and one trailing slash, so the limiter keys on the route the same way.
  */
-import { pkceAuthorization, registerPublicClient, startTestProvider, TEST_REDIRECT_URI } from '@signet/testkit';
+import {
+  pkceAuthorization,
+  registerDeviceClient,
+  registerPublicClient,
+  startTestProvider,
+  TEST_REDIRECT_URI,
+} from '@signet/testkit';
 import { describe, expect, it } from 'vitest';
 
 const register = (base: string, path: string) =>
@@ -99,4 +105,34 @@ describe('rate limits and path variants', () => {
       await provider.stop();
     }
   });
+
+  it.each(['self-hosted', 'hosted'])(
+    'device authorization (%s): POST /device/auth is in the authorization budget, in every spelling, shared with /auth',
+    async (profile) => {
+      const provider = await startTestProvider({ PROFILE: profile, RATE_LIMIT_AUTHORIZATION: '3' });
+      try {
+        const client = await registerDeviceClient(`${provider.url}/${profile === 'hosted' ? 'register' : 'reg'}`);
+        const post = (path: string) =>
+          fetch(`${provider.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ client_id: client.client_id, scope: 'openid' }),
+          });
+        expect((await post('/device/auth')).status).toBe(200);
+        expect((await post('/DEVICE/AUTH/')).status).toBe(200);
+        expect((await post('/Device/Auth')).status).toBe(200);
+        for (const variant of ['/device/auth', '/device/auth/', '/DEVICE/auth']) {
+          const limited = await post(variant);
+          expect(limited.status, variant).toBe(429);
+          expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+          expect(await limited.json()).toMatchObject({ error: 'rate_limited' });
+        }
+        // One budget with the authorization endpoint.
+        const authorization = profile === 'hosted' ? '/authorize' : '/auth';
+        expect((await fetch(`${provider.url}${authorization}?client_id=x`, { redirect: 'manual' })).status).toBe(429);
+      } finally {
+        await provider.stop();
+      }
+    },
+  );
 });

@@ -7,6 +7,18 @@ export {
   bitcoinSignIn,
 } from './bitcoin.ts';
 export { CookieJar, request } from './cookies.ts';
+export {
+  confirmUserCode,
+  DEVICE_CODE_GRANT,
+  type DeviceAuthorization,
+  deviceAuthorization,
+  followToDevicePage,
+  formValue,
+  openDevicePage,
+  pollDeviceToken,
+  postDeviceForm,
+  registerDeviceClient,
+} from './device.ts';
 export { anyText, contentType, mutated, printable } from './fuzz.ts';
 export { insecure, pkceAuthorization, registerPublicClient, TEST_REDIRECT_URI } from './oidc.ts';
 export { freePort, listeningAddresses, waitForListener } from './ports.ts';

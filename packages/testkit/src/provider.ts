@@ -20,6 +20,7 @@ export async function startTestProvider(
     RATE_LIMIT_INTERACTION: '0',
     RATE_LIMIT_REGISTRATION: '0',
     RATE_LIMIT_TOKEN: '0',
+    RATE_LIMIT_DEVICE: '0',
     ...env,
     PORT: String(port),
   });

@@ -48,12 +48,23 @@ async function validateClient(config: Config, store: Store, metadata: Record<str
 
 const usageOf = (name: string) => clientCommands[name]?.usage;
 
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** The grants of a client that signs in from another device; without redirect URIs, no response types either. */
+const deviceGrants = (withRedirects: boolean): { grant_types?: string[]; response_types?: string[] } =>
+  withRedirects
+    ? { grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT] }
+    : { grant_types: [DEVICE_CODE_GRANT, 'refresh_token'], response_types: [] };
+
 export const clientCommands: Record<string, Command> = {
   'clients add': {
     summary: 'register a client in storage (validated as a registration would be)',
     usage: `usage: signet clients add --redirect-uri <uri> [options]
+       signet clients add --device [options]
 
-  --redirect-uri <uri>              a redirect URI (repeat for more; at least one)
+  --redirect-uri <uri>              a redirect URI (repeat for more; at least one, unless --device)
+  --device                          also sign in from another device (RFC 8628, the device_code
+                                    grant, with refresh tokens); without --redirect-uri, only that
   --post-logout-redirect-uri <uri>  where logout may return (repeatable)
   --name <name>                     client_name, shown on the wallet page
   --logo-uri <uri>                  logo_uri (fetched and served by the provider)
@@ -90,11 +101,12 @@ The client secret is printed once and never again: store it now.`,
       'subject-chain': { type: 'string' },
       'account-namespaces': { type: 'string' },
       'account-subject': { type: 'boolean', default: false },
+      device: { type: 'boolean', default: false },
       ...JSON_OPTION,
     },
     check(values) {
-      if (!(values['redirect-uri'] as string[] | undefined)?.length)
-        throw new UsageError('clients add needs at least one --redirect-uri', usageOf('clients add'));
+      if (!(values['redirect-uri'] as string[] | undefined)?.length && values.device !== true)
+        throw new UsageError('clients add needs at least one --redirect-uri (or --device)', usageOf('clients add'));
       if (values['access-conditions'] !== undefined) {
         try {
           JSON.parse(values['access-conditions'] as string);
@@ -105,14 +117,17 @@ The client secret is printed once and never again: store it now.`,
     },
     async run({ config, store, audit, values, out }) {
       if (!store) throw new Error('no storage');
-      const redirectUris = values['redirect-uri'] as string[];
+      const redirectUris = (values['redirect-uri'] as string[] | undefined) ?? [];
+      // A device client (RFC 8628): the device_code grant and refresh tokens, beside the code flow when it has redirect URIs.
+      const device = values.device === true ? deviceGrants(redirectUris.length > 0) : {};
       const secret = values.secret ? randomBytes(48).toString('base64url') : undefined;
       const clientId = (values.id as string | undefined) ?? randomUUID();
       const metadata = Object.fromEntries(
         Object.entries({
           client_id: clientId,
           client_name: values.name,
-          redirect_uris: redirectUris,
+          redirect_uris: redirectUris.length > 0 ? redirectUris : undefined,
+          ...device,
           post_logout_redirect_uris: values['post-logout-redirect-uri'],
           logo_uri: values['logo-uri'],
           client_uri: values['client-uri'],
@@ -157,14 +172,20 @@ The client secret is printed once and never again: store it now.`,
       );
       if (logo === 'failed')
         console.error(`signet: the logo at ${String(metadata.logo_uri)} could not be fetched; the page draws an initial`);
-      const result = { client_id: clientId, ...(secret ? { client_secret: secret } : {}), redirect_uris: redirectUris };
+      const result = {
+        client_id: clientId,
+        ...(secret ? { client_secret: secret } : {}),
+        redirect_uris: redirectUris,
+        ...(device.grant_types ? { grant_types: device.grant_types } : {}),
+      };
       print(out, values.json === true, result, () =>
         [
           formatPairs([
             ['client_id', clientId],
             ['client_secret', secret],
             ['auth', metadata.token_endpoint_auth_method],
-            ['redirect_uris', redirectUris],
+            ['redirect_uris', redirectUris.length > 0 ? redirectUris : undefined],
+            ['grant_types', device.grant_types],
           ]),
           ...(secret ? ['', 'The client secret is shown once: store it now.'] : []),
         ].join('\n'),

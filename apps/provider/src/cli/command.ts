@@ -39,6 +39,9 @@ export type CommandContext = {
   out: Out;
 };
 
+/** A command that ran and failed for a reason a person can act on: its words, exit status 1, no stack trace. */
+export class CommandFailed extends Error {}
+
 export class UsageError extends Error {
   constructor(
     message: string,

@@ -6,5 +6,7 @@ export const TTL = {
   Session: 24 * 3600,
   Grant: 24 * 3600,
   Interaction: 10 * 60,
+  /** A device code and its user code (RFC 8628): the person has this long to enter the code and sign. */
+  DeviceCode: 10 * 60,
   RefreshToken: 24 * 3600,
 } as const;

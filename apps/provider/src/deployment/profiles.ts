@@ -16,6 +16,10 @@ export type ProfileDefinition = {
     revocation: string;
     end_session: string;
     pushed_authorization_request: string;
+    /** Where a person enters a device's user code (RFC 8628 verification_uri; device sign-ins resume at <this>/<uid>). */
+    code_verification: string;
+    /** Where a device asks for a device code and a user code (RFC 8628 §3.1). */
+    device_authorization: string;
   };
   /** Public path prefix of client management (RFC 7592), when it differs from the registration route. */
   clientManagementPath: string;
@@ -46,6 +50,8 @@ const COMMON_ROUTES = {
   revocation: '/token/revocation',
   end_session: '/session/end',
   pushed_authorization_request: '/request',
+  code_verification: '/device',
+  device_authorization: '/device/auth',
 };
 
 export const PROFILES: Record<Profile, ProfileDefinition> = {

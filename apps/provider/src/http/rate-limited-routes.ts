@@ -2,7 +2,8 @@
  * Rate limits in front of oidc-provider's registration, token and authorization endpoints,
  * keyed on the route that will serve the request (routeKey), so /REG, /reg/ and /reg share one
  * budget. Client management (`/reg/<id>`, hosted `/client/<id>`: read, update, delete) shares the
- * registration budget, pushed authorization requests (`/request`) the authorization one, and
+ * registration budget, pushed authorization requests (`/request`) and device authorization
+ * requests (`/device/auth`) the authorization one, and
  * userinfo requests carrying a DPoP proof the token one: each stores something. The interaction POST is limited in its own route.
  */
 import type { Middleware } from 'koa';
@@ -17,6 +18,8 @@ export function rateLimitedRoutes(profile: ProfileDefinition, limits: RateLimits
     // Every authorization request creates an interaction in storage: bounded per address.
     [routeKey(profile.routes.authorization), { methods: ['GET', 'HEAD', 'POST'], bucket: 'authorization' }],
     [routeKey(profile.routes.pushed_authorization_request), { methods: ['POST'], bucket: 'authorization' }],
+    // A device authorization request stores a device code (RFC 8628): in the same budget.
+    [routeKey(profile.routes.device_authorization), { methods: ['POST'], bucket: 'authorization' }],
   ]);
   // A userinfo request with a DPoP proof stores the proof (one use, until it expires): counted
   // with the token requests, whose proofs are stored alike. Bearer requests store nothing.

@@ -13,7 +13,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { StorageUnavailableError, type Store } from '../storage/index.ts';
 
-export type LimitBucket = 'authorization' | 'interaction' | 'registration' | 'token';
+export type LimitBucket = 'authorization' | 'interaction' | 'registration' | 'token' | 'device';
 
 export type RateLimits = {
   /** Throws HttpError RATE_LIMITED (429) or STORAGE_UNAVAILABLE (503) when the request may not proceed. */
@@ -23,7 +23,7 @@ export type RateLimits = {
 export function createRateLimits(store: Store, config: Config, logger: Logger, metrics: Metrics): RateLimits {
   const { windowSeconds, failOpen } = config.rateLimits;
   const limiters = new Map<LimitBucket, RateLimiter>();
-  for (const bucket of ['authorization', 'interaction', 'registration', 'token'] as const) {
+  for (const bucket of ['authorization', 'interaction', 'registration', 'token', 'device'] as const) {
     const limit = config.rateLimits[bucket];
     if (limit > 0) limiters.set(bucket, createRateLimiter({ limit, windowSeconds, store, prefix: `rl:${bucket}:` }));
   }

@@ -13,8 +13,11 @@ import { assertRedirectUris, withAuthMethodDefault } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { TTL } from '../deployment/lifetimes.ts';
 import { profileFor } from '../deployment/profiles.ts';
+import { deviceFlowFeature, expiresWithSession } from '../device/flow.ts';
+import { freshSignatureForDevices } from '../device/policy.ts';
 import { html, layout, raw } from '../http/html.ts';
 import { LEGAL_PATHS } from '../http/legal.ts';
+import { prefersJson } from '../http/negotiation.ts';
 import { type AuditLog, requestFields } from '../observability/audit.ts';
 import type { Logger } from '../observability/logger.ts';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from '../onchain/access.ts';
@@ -208,6 +211,8 @@ export function createProvider({
       required: (_ctx, client) => client.clientAuthMethod === 'none',
     },
     ttl: { ...TTL },
+    // oidc-provider's rule, but a device's tokens do not die with the browser session it was signed in from.
+    expiresWithSession: expiresWithSession as Configuration['expiresWithSession'],
     ...(profile.refreshTokensWithoutOfflineAccess
       ? {
           // Any code of a client registered for the refresh_token grant (rotation stays oidc-provider's:
@@ -255,6 +260,9 @@ export function createProvider({
         initialAccessToken: config.registrationToken ?? false,
       },
       registrationManagement: { enabled: true, rotateRegistrationAccessToken: false },
+      // Sign in from another device (RFC 8628): the person enters the device's code at /device
+      // and signs with a wallet as in any sign-in (device/: pages, limits, pace, fresh signature).
+      deviceFlow: deviceFlowFeature({ config, stylesheets, pageHeaders: (ctx) => pageHeaders(ctx) }),
       introspection: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
@@ -305,7 +313,7 @@ export function createProvider({
     },
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
-      policy: signInPolicy(access, store, clientSubject),
+      policy: freshSignatureForDevices(signInPolicy(access, store, clientSubject)),
     },
     discovery: {
       op_policy_uri: `${config.baseUrl}${LEGAL_PATHS.privacy}`,
@@ -445,6 +453,12 @@ export function createProvider({
     pairwiseIdentifier: (ctx, accountId, client) => pairwiseOf(accountId, client as { sectorIdentifier?: string }, ctx),
     async renderError(ctx, out, error) {
       logger.debug({ err: error, out }, 'rendered error page');
+      // A program that reads the answer (Accept: application/json: `signet login`, a native app) gets it as JSON.
+      if (prefersJson(ctx as unknown as Context)) {
+        ctx.type = 'json';
+        ctx.body = out;
+        return;
+      }
       const { error: code, error_description: description } = out as { error?: string; error_description?: string };
       page(
         ctx,

@@ -1,6 +1,6 @@
 /**
- * Requests to the client-authenticated endpoints (token, introspection, revocation) as stock
- * clients send them, fitted to oidc-provider's rules without weakening any:
+ * Requests to the client-authenticated endpoints (token, introspection, revocation, device
+ * authorization) as stock clients send them, fitted to oidc-provider's rules without weakening any:
  *
  * 1. A public client (`token_endpoint_auth_method: none`) that sends HTTP Basic with its client
  *    id and an empty secret is treated as sending no client authentication. oidc-agent does this
@@ -46,7 +46,7 @@ export function emptySecretBasicClientId(header: string | undefined): string | u
 }
 
 /** Hands oidc-provider a form body in place of the one read here (it reads `req` as a stream). */
-function replaceBody(req: IncomingMessage, text: string) {
+export function replaceBody(req: IncomingMessage, text: string) {
   const body = Buffer.from(text);
   req.headers['content-length'] = String(body.length);
   delete req.headers['transfer-encoding'];
@@ -64,7 +64,13 @@ export function tokenRequests(profile: ProfileDefinition, supported: ReadonlySet
     ? new Set([...supported].filter((scope) => scope !== 'offline_access'))
     : supported;
   const token = routeKey(profile.routes.token);
-  const authenticated = new Set([token, routeKey(profile.routes.introspection), routeKey(profile.routes.revocation)]);
+  const authenticated = new Set([
+    token,
+    routeKey(profile.routes.introspection),
+    routeKey(profile.routes.revocation),
+    // oidc-agent's device flow sends the same empty-secret Basic to the device authorization endpoint.
+    routeKey(profile.routes.device_authorization),
+  ]);
   return (ctx, next) => {
     if (ctx.method !== 'POST') return next();
     const route = routeOf(ctx);

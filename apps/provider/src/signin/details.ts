@@ -8,6 +8,7 @@ import type { BitcoinNetwork } from '@signet/siwb/message';
 import type { SolanaNetwork } from '@signet/siws/message';
 import type { ClientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
+import { deviceVerificationUri, isDeviceInteraction } from '../device/paths.ts';
 import { type AccessConditions, requirementsOf } from '../onchain/access.ts';
 import { type EmailSources, emailSourcesOf } from '../relying-party/email.ts';
 import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
@@ -28,6 +29,7 @@ export type InteractionDetails = {
   domain: string;
   uri: string;
   statement?: string;
+  /** The redirect URI; for a sign-in from another device, the verification URI (`<issuer origin>/device`). */
   resources: [string];
   /** host[:port] of the redirect URI: where the person lands after signing (the one thing about the client the provider knows for sure). */
   redirectHost: string;
@@ -130,7 +132,14 @@ export function buildDetails(
     'domain' | 'origin' | 'chainIds' | 'solanaNetworks' | 'statement' | 'walletConnectProjectId' | 'profile' | 'emailScope'
   > &
     Partial<Pick<Config, 'bitcoinNetworks'>>,
-  interaction: { uid: string; iat: number; exp: number; params: Record<string, unknown>; prompt: { name: string } },
+  interaction: {
+    uid: string;
+    iat: number;
+    exp: number;
+    params: Record<string, unknown>;
+    prompt: { name: string };
+    deviceCode?: string;
+  },
   client: InteractionClient,
   conditions?: AccessConditions,
   fields: ClientFields = {},
@@ -140,14 +149,16 @@ export function buildDetails(
   const scope = supportedScope(interaction.params.scope, scopesSupportedBy(config)) ?? 'openid';
   const scopes = scope.split(' ').filter(Boolean);
   const email = scopes.includes('email') ? emailSourcesOf(fields) : undefined;
+  // A sign-in from another device has no redirect URI: its message names the verification URI.
+  const resource = isDeviceInteraction(interaction) ? deviceVerificationUri(config) : String(interaction.params.redirect_uri);
   return {
     uid: interaction.uid,
     nonce: nonceOf(interaction.uid),
     domain: config.domain,
     uri: config.origin,
     statement: statementFor(config, client.client_name),
-    resources: [String(interaction.params.redirect_uri)],
-    redirectHost: hostOf(String(interaction.params.redirect_uri)),
+    resources: [resource],
+    redirectHost: hostOf(resource),
     chainIds: config.chainIds,
     namespaces,
     ...(namespaces.includes('solana') ? { solanaNetworks: config.solanaNetworks } : {}),

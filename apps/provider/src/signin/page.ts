@@ -5,6 +5,7 @@
  */
 
 import type { Config } from '../config.ts';
+import { deviceVerificationUri } from '../device/paths.ts';
 import { type Html, html, layout, raw } from '../http/html.ts';
 import type { WebAssets } from '../http/static.ts';
 import type { InteractionClient, InteractionDetails } from './details.ts';
@@ -109,6 +110,8 @@ function clientHeader(
   domain: string,
   redirectHost: string,
   namespaces: readonly AccountNamespace[] = ['eip155'],
+  /** A sign-in from another device: the sign-in goes to the device, no browser is sent anywhere. */
+  device = false,
 ): Html {
   const name = client.client_name ?? client.client_id;
   let claimedHost: string | undefined;
@@ -122,9 +125,13 @@ function clientHeader(
   <div>
     <h1 id="title"><span class="client-name">${name}</span> wants you to sign in with ${accountKinds(namespaces)}</h1>
     <p class="muted">through <strong>${domain}</strong>${client.client_uri && claimedHost ? html` · <a href="${client.client_uri}" rel="noopener noreferrer" target="_blank">${claimedHost}</a>` : ''}</p>
-    <p class="destination">After you sign, you will be sent to <strong class="redirect-host">${redirectHost}</strong></p>
     ${
-      claimedHost && claimedHost !== redirectHost
+      device
+        ? html`<p class="destination">After you sign, the sign-in goes to <strong>${name}</strong> on your other device, not to this browser.</p>`
+        : html`<p class="destination">After you sign, you will be sent to <strong class="redirect-host">${redirectHost}</strong></p>`
+    }
+    ${
+      !device && claimedHost && claimedHost !== redirectHost
         ? html`<p class="warning" role="note">This site says it is <strong>${claimedHost}</strong>, but signing in sends you to <strong>${redirectHost}</strong>. Continue only if you trust ${redirectHost}.</p>`
         : ''
     }
@@ -150,7 +157,7 @@ export function renderInteractionPage(services: { config: Config; assets: WebAss
   }
   const { client } = details;
   const body = html`<main class="card" aria-labelledby="title">
-  ${clientHeader(client, details.domain, details.redirectHost, details.namespaces)}
+  ${clientHeader(client, details.domain, details.redirectHost, details.namespaces, details.resources[0] === deviceVerificationUri(services.config))}
   ${
     details.requires
       ? html`<section class="requires" aria-labelledby="requires-title">

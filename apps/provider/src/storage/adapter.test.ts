@@ -20,6 +20,20 @@ describe('oidc adapter retention', () => {
   });
 });
 
+describe('oidc adapter grant index', () => {
+  it("revoking a grant removes its tokens and codes, not an interaction that names it (another account's sign-in under way)", async () => {
+    const store = createMemoryStore();
+    const Adapter = createOidcAdapter(store);
+    await new Adapter('AccessToken').upsert('at1', { grantId: 'g1' }, 60);
+    await new Adapter('DeviceCode').upsert('dc1', { grantId: 'g1', userCode: 'BCDFGHJK' }, 600);
+    await new Adapter('Interaction').upsert('i1', { uid: 'i1', grantId: 'g1' }, 600);
+    await new Adapter('AccessToken').revokeByGrantId('g1');
+    expect(await new Adapter('AccessToken').find('at1')).toBeUndefined();
+    expect(await new Adapter('DeviceCode').find('dc1')).toBeUndefined();
+    expect(await new Adapter('Interaction').find('i1')).toBeDefined();
+  });
+});
+
 describe('listModelIds', () => {
   it("lists one model's ids, not its consumed markers, lookups or other models", async () => {
     const store = createMemoryStore();

@@ -11,10 +11,12 @@ type Payload = Record<string, unknown> & {
 
 /**
  * Extra time a record is kept after it expires, so an expired interaction can be told from an
- * unknown one ("this sign-in expired, go back to <client>"): 10 minutes, no longer (interactions
- * are created by unauthenticated requests, so what they cost in storage stays bounded).
+ * unknown one ("this sign-in expired, go back to <client>"), and an expired device code from an
+ * unknown one (the polling device gets `expired_token`, RFC 8628 §3.5, and the person "expired"):
+ * 10 minutes, no longer (both are created by unauthenticated requests, so what they cost in
+ * storage stays bounded).
  */
-const RETENTION_AFTER_EXPIRY: Record<string, number> = { Interaction: 600 };
+const RETENTION_AFTER_EXPIRY: Record<string, number> = { Interaction: 600, DeviceCode: 600 };
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
@@ -49,12 +51,19 @@ const CONSUMABLE = new Set([
 ]);
 
 /**
- * The models issued under a grant, indexed by it so revoking the grant removes them (as
- * oidc-provider's own adapters index them). Other models may name a grant too (an Interaction
- * that asks to extend one): revoking that grant must not delete them, or a sign-in that replaces
- * the session's account loses its own interaction on the way.
+ * The models oidc-provider revokes by grant (`revokeByGrantId`): only their records go into a
+ * grant's index. An Interaction names the grant its session already holds for the client
+ * (`grantId`) too, but revoking that grant (a logout, which oidc-provider runs before another
+ * account may finish signing in) must not delete the sign-in still under way.
  */
-const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+const GRANTABLE = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PreAuthorizedCode',
+]);
 
 /** Where the adapter keeps a model's record (before the deployment prefix). */
 export const recordKey = (model: string, id: string) => `oidc:${model}:${id}`;

@@ -1,0 +1,125 @@
+/**
+ * `signet login`: a program (a script, a job, a service) that holds its own Ethereum or Solana
+ * key signs in to a client it is registered as and prints the tokens (login/). Unlike the other
+ * commands it is a client of a provider, anywhere: it reads no provider setting and opens no
+ * storage. Keys and secrets never come from the command line (other users can read it): a file
+ * or an environment variable.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { CommandFailed, formatPairs, type Out, UsageError } from './command.ts';
+
+export const LOGIN_USAGE = `usage: signet login --issuer <url> --client-id <id> --redirect-uri <uri> [options]
+       signet login --refresh --issuer <url> --client-id <id> [options]
+
+Signs in with a key this program holds, as a person signs with a wallet (a fresh signature, the
+same checks), through the authorization code flow with PKCE, and prints the client's tokens.
+
+  --issuer <url>               the issuer, exactly as discovery names it (https; http only for localhost)
+  --client-id <id>             the client this program is registered as
+  --redirect-uri <uri>         one of its registered redirect URIs (nothing needs to listen there)
+  --key-file <path>            the key: Ethereum, a private key in hex; with --solana, a 32-byte
+                               seed or 64-byte secret key (hex, base58, or solana-keygen's JSON).
+                               Without it: the SIGNET_LOGIN_KEY environment variable
+  --solana                     sign in with a Solana key (Sign In With Solana)
+  --chain-id <n>               Ethereum: the chain to sign on (default: the provider's first)
+  --network <cluster>          Solana: mainnet, devnet or testnet (default: the provider's first)
+  --scope <scopes>             default "openid"; add offline_access for a refresh token (self-hosted)
+  --client-secret-file <path>  a confidential client's secret (or SIGNET_CLIENT_SECRET)
+  --refresh                    renew instead: the refresh token from --refresh-token-file <path>
+                               or SIGNET_REFRESH_TOKEN; no key needed
+  --json                       print JSON
+
+Prints sub, id_token, access_token, refresh_token (when given), expires_in. A refusal exits 1
+with the provider's reason (e.g. ACCESS_CONDITION_NOT_MET, invalid_client).`;
+
+const OPTIONS = {
+  issuer: { type: 'string' },
+  'client-id': { type: 'string' },
+  'redirect-uri': { type: 'string' },
+  'key-file': { type: 'string' },
+  solana: { type: 'boolean', default: false },
+  'chain-id': { type: 'string' },
+  network: { type: 'string' },
+  scope: { type: 'string' },
+  'client-secret-file': { type: 'string' },
+  refresh: { type: 'boolean', default: false },
+  'refresh-token-file': { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+/** A secret from its file (one line, trailing blanks dropped) or its environment variable. */
+function secretFrom(file: string | undefined, variable: string, env: Record<string, string | undefined>, what: string) {
+  if (file !== undefined) {
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      throw new CommandFailed(`${what}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  const value = env[variable]?.trim();
+  return value === '' ? undefined : value;
+}
+
+export async function runLogin(argv: string[], env: Record<string, string | undefined>, out: Out): Promise<void> {
+  let values: { [K in keyof typeof OPTIONS]?: string | boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError((error as Error).message, LOGIN_USAGE);
+  }
+  const text = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
+  for (const required of values.refresh
+    ? (['issuer', 'client-id'] as const)
+    : (['issuer', 'client-id', 'redirect-uri'] as const)) {
+    if (!text(required)) throw new UsageError(`login needs --${required}`, LOGIN_USAGE);
+  }
+  const chainId = text('chain-id') === undefined ? undefined : Number(text('chain-id'));
+  if (chainId !== undefined && !(Number.isInteger(chainId) && chainId > 0)) {
+    throw new UsageError('--chain-id must be a positive whole number', LOGIN_USAGE);
+  }
+  const network = text('network');
+  if (network !== undefined && !['mainnet', 'devnet', 'testnet'].includes(network)) {
+    throw new UsageError('--network must be mainnet, devnet or testnet', LOGIN_USAGE);
+  }
+
+  // Loaded here: help and command-line errors answer without loading openid-client or viem.
+  const { ethereumKey, login, LoginError, refresh, solanaKey } = await import('../login/index.ts');
+  const clientSecret = secretFrom(text('client-secret-file'), 'SIGNET_CLIENT_SECRET', env, 'the client secret');
+  const client = { issuer: text('issuer') as string, clientId: text('client-id') as string, clientSecret };
+  try {
+    let result: Awaited<ReturnType<typeof login>>;
+    if (values.refresh) {
+      const refreshToken = secretFrom(text('refresh-token-file'), 'SIGNET_REFRESH_TOKEN', env, 'the refresh token');
+      if (!refreshToken) throw new UsageError('login --refresh needs --refresh-token-file or SIGNET_REFRESH_TOKEN', LOGIN_USAGE);
+      result = await refresh({ ...client, refreshToken });
+    } else {
+      const key = secretFrom(text('key-file'), 'SIGNET_LOGIN_KEY', env, 'the key');
+      if (!key) throw new UsageError('login needs --key-file or SIGNET_LOGIN_KEY', LOGIN_USAGE);
+      result = await login({
+        ...client,
+        redirectUri: text('redirect-uri') as string,
+        signer: values.solana ? solanaKey(key) : ethereumKey(key),
+        scope: text('scope'),
+        chainId,
+        solanaNetwork: network as never,
+      });
+    }
+    const printed = { sub: result.sub, ...result.tokens };
+    out(
+      values.json
+        ? JSON.stringify(printed, null, 2)
+        : formatPairs([
+            ['sub', printed.sub],
+            ['id_token', printed.id_token],
+            ['access_token', printed.access_token],
+            ['refresh_token', printed.refresh_token],
+            ['expires_in', printed.expires_in],
+            ['scope', printed.scope],
+          ]),
+    );
+  } catch (error) {
+    if (error instanceof LoginError) throw new CommandFailed(`login refused: ${error.code}: ${error.message}`);
+    throw error;
+  }
+}
