@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
+import { messageFor, request, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as oidc from 'openid-client';
@@ -316,6 +316,58 @@ describe('hosted profile (PROFILE=hosted)', () => {
     expect(await oidc.fetchUserInfo(config, tokens.access_token, `eip155:1:${signer.address}`)).toMatchObject({
       sub: `eip155:1:${signer.address}`,
     });
+  });
+
+  it('account clients, pairwise: one opaque sub per sector for every wallet of the person, and neither wallet nor wallets', async () => {
+    const alice = privateKeyToAccount(generatePrivateKey());
+    const ledger = privateKeyToAccount(generatePrivateKey());
+    const signIn = async (metadata: Record<string, unknown>, redirectUri: string, signer = alice) => {
+      const registered = await register({ redirect_uris: [redirectUri], account_subject: true, ...metadata });
+      const config = await oidc.discovery(
+        new URL(base),
+        registered.client_id as string,
+        registered.client_secret,
+        oidc.ClientSecretBasic(),
+        insecure,
+      );
+      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid wallets', prompt: 'login' });
+      const { callbackUrl, jar } = await walletSignIn({ authorizationUrl: url, signer });
+      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl);
+      const claims = tokens.claims() as Record<string, unknown>;
+      const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub as string);
+      return { claims, userinfo, jar };
+    };
+    const first = await signIn({ subject_type: 'pairwise' }, 'http://127.0.0.1:4999/a');
+    // Alice links her Ledger on /account (the hosted issuer's own origin).
+    const origin = new URL(base).origin;
+    const call = (method: string, path: string, body?: unknown) =>
+      request(first.jar, new URL(`${base}${path}`), {
+        method,
+        headers: { accept: 'application/json', 'content-type': 'application/json', origin },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const message = messageFor(await (await call('GET', '/account/link')).json(), ledger.address);
+    const linked = await call('POST', '/account/wallets', { message, signature: await ledger.signMessage({ message }) });
+    expect(linked.status, await linked.clone().text()).toBe(201);
+
+    const withLedger = await signIn({ subject_type: 'pairwise' }, 'http://127.0.0.1:4999/b', ledger);
+    const otherSector = await signIn({ subject_type: 'pairwise' }, 'http://localhost:4999/c', ledger);
+    const publicClient = await signIn({}, REDIRECT_URI, ledger);
+    // One sub in a sector whichever wallet signs; another sector, another sub; none names a wallet.
+    expect(withLedger.claims.sub).toBe(first.claims.sub);
+    expect(otherSector.claims.sub).not.toBe(first.claims.sub);
+    expect(publicClient.claims.sub).toMatch(/^acct_/);
+    expect(first.claims.sub).not.toBe(publicClient.claims.sub);
+    for (const { claims, userinfo } of [first, withLedger, otherSector]) {
+      expect(JSON.stringify({ claims, userinfo })).not.toMatch(
+        new RegExp(`${alice.address.slice(2)}|${ledger.address.slice(2)}|acct_`, 'i'),
+      );
+      expect(claims).not.toHaveProperty('wallet');
+      expect(userinfo).not.toHaveProperty('wallets');
+    }
+    // The public account client gets both.
+    expect(publicClient.claims.wallet).toBe(`eip155:0:${ledger.address}`);
+    expect(publicClient.userinfo.wallets).toEqual([`eip155:0:${alice.address}`, `eip155:0:${ledger.address}`]);
   });
 
   it('pairwise subjects: stable within a sector, different across sectors; public stays eip155', async () => {

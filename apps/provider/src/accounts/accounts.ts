@@ -8,7 +8,7 @@
  *
  * A wallet id is what the signature proves (wallets/ids.ts): `eip155:0:<address>` for a key that
  * controls the address on every chain, `eip155:<chainId>:<address>` for code on one chain,
- * `solana:<reference>:<address>`.
+ * `solana:<reference>:<address>`, `bip122:<reference>:<address>`.
  *
  * Every change runs under claims on the wallets and accounts it touches (storage/lock.ts), taken
  * in one sorted order, and reads and writes at once, outside the request's unit of work: two
