@@ -7,7 +7,7 @@
  * checked as the wallet page is: axe-core, keyboard only, phone width, the strict CSP.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestProvider, type TestProvider } from '@signet/testkit';
@@ -20,43 +20,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireDebianPart } from '../scripts/debian-parts.mjs';
 import { contextWithWallet, launchChromium, type WalletBehaviour } from './browser.ts';
 import { collectOutput } from './processes.ts';
+import { HEADLESS, recipeCommands, run } from './recipes/oidc-agent.ts';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
-
-/** The recipe's commands (docs/recipes.md, oidc-agent's device flow), split as a shell would split them. */
-function recipeCommands(): string[][] {
-  const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'recipes.md'), 'utf8');
-  const block = /<!-- recipe-command: oidc-agent-device -->\n```sh\n([\s\S]*?)\n```/.exec(doc)?.[1];
-  if (!block) throw new Error('docs/recipes.md has no oidc-agent-device command block');
-  return block
-    .split('\n')
-    .map((line) =>
-      [...line.replace(/^eval \$\((.*)\)$/, '$1').matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replaceAll('"', '')),
-    );
-}
-/** oidc-gen's non-interactive flags (no browser, no prompts, the password from OIDC_ENCRYPTION_PW). */
-const HEADLESS = ['--no-url-call', '--prompt=none', '--pw-env', '--confirm-default'];
-
-function run(
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe.each(['self-hosted', 'hosted'] as const)('sign in from another device on the %s profile', (profile) => {
   let provider: TestProvider;
@@ -74,7 +41,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     mkdirSync(join(home, '.config'));
     const socket = join(home, 'agent.sock');
     env = { PATH: process.env.PATH, HOME: home, OIDC_SOCK: socket, OIDC_ENCRYPTION_PW: 'a-test-encryption-password' };
-    const [agentCommand] = recipeCommands();
+    const [agentCommand] = recipeCommands('oidc-agent-device');
     expect(agentCommand).toEqual(['oidc-agent', '--always-allow-idtoken']);
     agent = spawn('oidc-agent', [...(agentCommand ?? []).slice(1), '-d', '-a', socket], { env, stdio: 'ignore' });
     for (let i = 0; i < 100 && !existsSync(socket); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -127,7 +94,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
   }
 
   it('oidc-agent: oidc-gen --flow=device polls while the person types the code and signs (keyboard only); oidc-token gets tokens', async () => {
-    const [, genCommand = [], tokenCommand = []] = recipeCommands();
+    const [, genCommand = [], tokenCommand = []] = recipeCommands('oidc-agent-device');
     expect(genCommand[0]).toBe('oidc-gen');
     expect(genCommand).toContain('--flow=device');
     const args = genCommand.slice(1).map((arg) => (arg.startsWith('--issuer=') ? `--issuer=${provider.issuer}` : arg));
@@ -147,8 +114,12 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     const { page, problems } = await freshPage();
     await page.goto(verificationUri as string);
     // The code field has focus: type the code as the terminal shows it, Enter.
+    await page.waitForFunction(() => document.activeElement?.id === 'user_code', undefined, { timeout: 10_000 });
     await page.keyboard.type(userCode as string);
     await page.keyboard.press('Enter');
+    await page.waitForSelector('.user-code', { timeout: 10_000 }).catch(async () => {
+      throw new Error(`no confirmation after typing ${userCode}: ${page.url()} ${await page.textContent('body')}`);
+    });
     expect(await page.textContent('.user-code')).toBe(userCode);
     expect(await page.textContent('main')).toContain(`oidc-agent:signet-device`);
     await confirmAndSign(page, 'keyboard');

@@ -6,7 +6,7 @@
  * through the interaction contract, and the redirect lands at oidc-agent. Both profiles.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
@@ -15,38 +15,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireDebianPart } from '../../scripts/debian-parts.mjs';
 import { collectOutput } from '../processes.ts';
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** The recipe's commands, from docs/recipes.md, split as a shell would split them. */
-function recipeCommands(): string[][] {
-  const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'recipes.md'), 'utf8');
-  const block = /<!-- recipe-command: oidc-agent -->\n```sh\n([\s\S]*?)\n```/.exec(doc)?.[1];
-  if (!block) throw new Error('docs/recipes.md has no oidc-agent command block');
-  return block
-    .split('\n')
-    .map((line) =>
-      [...line.replace(/^eval \$\((.*)\)$/, '$1').matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map((m) => m[0].replaceAll('"', '')),
-    );
-}
-/** oidc-gen's non-interactive flags (print the URL, no prompts, the password from OIDC_ENCRYPTION_PW). */
-const HEADLESS = ['--no-url-call', '--prompt=none', '--pw-env', '--confirm-default'];
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { HEADLESS, recipeCommands, run } from './oidc-agent.ts';
 
 describe.each(['self-hosted', 'hosted'] as const)('oidc-agent on the %s profile', (profile) => {
   let provider: TestProvider;
@@ -62,7 +31,7 @@ describe.each(['self-hosted', 'hosted'] as const)('oidc-agent on the %s profile'
     const socket = join(home, 'agent.sock');
     env = { PATH: process.env.PATH, HOME: home, OIDC_SOCK: socket, OIDC_ENCRYPTION_PW: 'a-test-encryption-password' };
     // The recipe's agent, in the foreground (-d) on a socket of this test's own.
-    const [agentCommand] = recipeCommands();
+    const [agentCommand] = recipeCommands('oidc-agent');
     expect(agentCommand).toEqual(['oidc-agent', '--always-allow-idtoken']);
     agent = spawn('oidc-agent', [...(agentCommand ?? []).slice(1), '-d', '-a', socket], { env, stdio: 'ignore' });
     for (let i = 0; i < 100 && !existsSync(socket); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -77,7 +46,7 @@ describe.each(['self-hosted', 'hosted'] as const)('oidc-agent on the %s profile'
   it('oidc-gen registers, the wallet signs in, oidc-token gets and renews tokens', async () => {
     const port = await freePort();
     // The recipe's command (docs/recipes.md), with this provider's issuer and a free port.
-    const [, genCommand = [], tokenCommand = []] = recipeCommands();
+    const [, genCommand = [], tokenCommand = []] = recipeCommands('oidc-agent');
     expect(genCommand[0]).toBe('oidc-gen');
     expect(tokenCommand).toEqual(['oidc-token', 'signet']);
     const args = genCommand

@@ -15,6 +15,7 @@ import {
   type SiwbMessage,
 } from '@signet/siwb/message';
 import type { InteractionDetails } from '../details.ts';
+import { firstNotAsGiven, givenExpectations, givenFields, type NotAsGiven } from '../given-fields.ts';
 
 export type BitcoinMessageOptions = {
   /** The network to sign in on; one of the details' `bitcoinNetworks`. */
@@ -29,25 +30,9 @@ export type BitcoinMessageFields = Omit<CreateSiwbMessageParameters, 'address' |
   expirationTime: string;
 };
 
-/**
- * The message fields for these details: the same domain, URI, nonce, statement, resources and
- * times as an Ethereum message, with the network's CAIP-2 reference as `Chain ID`. `issuedAt` is
- * never before the sign-in began (a clock slightly behind the provider's would otherwise make
- * MESSAGE_TOO_OLD); the expiration time is the sign-in's own, as the details write it.
- */
+/** The message fields for these details (`given-fields.ts`), with the network's CAIP-2 reference as `Chain ID`. */
 export function bitcoinMessageFields(details: InteractionDetails, options: BitcoinMessageOptions): BitcoinMessageFields {
-  const now = options.now ?? Date.now();
-  return {
-    domain: details.domain,
-    ...(details.statement === undefined ? {} : { statement: details.statement }),
-    uri: details.uri,
-    version: '1',
-    chainId: BITCOIN_CHAIN_REFERENCES[options.network],
-    nonce: details.nonce,
-    issuedAt: new Date(Math.max(now, Date.parse(details.issuedAfter))).toISOString(),
-    expirationTime: details.expiresAt,
-    resources: [...details.resources],
-  };
+  return { ...givenFields(details, options.now), chainId: BITCOIN_CHAIN_REFERENCES[options.network] };
 }
 
 /** The Sign in with Bitcoin text to sign for these details by `address` (bech32 in lower case). */
@@ -55,33 +40,10 @@ export const bitcoinMessageFromDetails = (details: InteractionDetails, options: 
   createSiwbMessage({ ...bitcoinMessageFields(details, options), address: options.address });
 
 /** What a signed Bitcoin message must match, for the SIWB library's `validateSiwbMessage(message, expect)`. */
-export function bitcoinExpectationsFor(details: InteractionDetails, options: { now: number; clockSkewMs: number }) {
-  return {
-    domain: details.domain,
-    origin: details.uri,
-    nonce: details.nonce,
-    networks: details.bitcoinNetworks ?? [],
-    resource: details.resources[0],
-    time: options.now,
-    notIssuedBefore: Date.parse(details.issuedAfter),
-    clockSkew: options.clockSkewMs,
-  };
-}
+export const bitcoinExpectationsFor = (details: InteractionDetails, options: { now: number; clockSkewMs: number }) =>
+  givenExpectations(details, details.bitcoinNetworks, options);
 
-/** The fields a message must carry as given, in message order (the address, network and issuedAt are the signer's). */
-const GIVEN_FIELDS = [
-  'domain',
-  'statement',
-  'uri',
-  'version',
-  'nonce',
-  'expirationTime',
-  'notBefore',
-  'requestId',
-  'resources',
-] as const satisfies readonly (keyof SiwbMessage)[];
-
-export type BitcoinNotAsGiven = { field: (typeof GIVEN_FIELDS)[number]; expected: unknown; received: unknown };
+export type BitcoinNotAsGiven = NotAsGiven;
 
 /**
  * The first field of a signed message that is not what these details give (a changed statement,
@@ -89,14 +51,5 @@ export type BitcoinNotAsGiven = { field: (typeof GIVEN_FIELDS)[number]; expected
  * message is exactly the one the page builds. The signer chooses only its address, the network
  * (among `bitcoinNetworks`) and the time it signs at.
  */
-export function bitcoinNotAsGiven(details: InteractionDetails, message: SiwbMessage): BitcoinNotAsGiven | undefined {
-  const given: Partial<Record<(typeof GIVEN_FIELDS)[number], unknown>> = bitcoinMessageFields(details, {
-    network: bitcoinNetworkOf(message.chainId) ?? 'mainnet',
-  });
-  for (const field of GIVEN_FIELDS) {
-    const expected = given[field];
-    const received = message[field];
-    if (JSON.stringify(expected) !== JSON.stringify(received)) return { field, expected, received };
-  }
-  return undefined;
-}
+export const bitcoinNotAsGiven = (details: InteractionDetails, message: SiwbMessage): BitcoinNotAsGiven | undefined =>
+  firstNotAsGiven(bitcoinMessageFields(details, { network: bitcoinNetworkOf(message.chainId) ?? 'mainnet' }), message);

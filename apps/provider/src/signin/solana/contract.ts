@@ -3,11 +3,12 @@
  * contract"): from a set of interaction details, the Sign In With Solana input a wallet is
  * given (the Wallet Standard's `solana:signIn` input), the text it signs, the expectations the
  * provider checks it against, and the check that the wallet signed what it was given. Written
- * once for both sides, as `interaction/contract.ts` is for Ethereum. Browser-safe: the wallet
+ * once for both sides, as `signin/contract.ts` is for Ethereum. Browser-safe: the wallet
  * page loads it on demand, with the SIWS library's formatting entry only.
  */
 import { createSiwsMessage, type SiwsMessage, type SolanaNetwork, siwsNetwork } from '@signet/siws/message';
 import type { InteractionDetails } from '../details.ts';
+import { firstNotAsGiven, givenExpectations, givenFields, type NotAsGiven } from '../given-fields.ts';
 
 /** The fields a Solana wallet is given: every field of the message but the address, which the wallet adds. */
 export type SolanaSignInInput = {
@@ -29,24 +30,9 @@ export type SolanaMessageOptions = {
   now?: number;
 };
 
-/**
- * The `solana:signIn` input for these details. `issuedAt` is never before the sign-in began
- * (a clock slightly behind the provider's would otherwise make MESSAGE_TOO_OLD); the
- * expiration time is the sign-in's own, as the details write it.
- */
+/** The `solana:signIn` input for these details (`given-fields.ts`), the cluster as `chainId`. */
 export function solanaSignInInput(details: InteractionDetails, options: SolanaMessageOptions): SolanaSignInInput {
-  const now = options.now ?? Date.now();
-  return {
-    domain: details.domain,
-    ...(details.statement === undefined ? {} : { statement: details.statement }),
-    uri: details.uri,
-    version: '1',
-    chainId: options.network,
-    nonce: details.nonce,
-    issuedAt: new Date(Math.max(now, Date.parse(details.issuedAfter))).toISOString(),
-    expirationTime: details.expiresAt,
-    resources: [...details.resources],
-  };
+  return { ...givenFields(details, options.now), chainId: options.network };
 }
 
 /** The Sign In With Solana text to sign for these details: the input with the signer's base58 address. */
@@ -54,33 +40,10 @@ export const solanaMessageFromDetails = (details: InteractionDetails, options: S
   createSiwsMessage({ ...solanaSignInInput(details, options), address: options.address });
 
 /** What a signed Solana message must match, for the SIWS library's `validateSiwsMessage(message, expect)`. */
-export function solanaExpectationsFor(details: InteractionDetails, options: { now: number; clockSkewMs: number }) {
-  return {
-    domain: details.domain,
-    origin: details.uri,
-    nonce: details.nonce,
-    networks: details.solanaNetworks ?? [],
-    resource: details.resources[0],
-    time: options.now,
-    notIssuedBefore: Date.parse(details.issuedAfter),
-    clockSkew: options.clockSkewMs,
-  };
-}
+export const solanaExpectationsFor = (details: InteractionDetails, options: { now: number; clockSkewMs: number }) =>
+  givenExpectations(details, details.solanaNetworks, options);
 
-/** The fields a wallet must sign as given, in message order (the address, network and issuedAt are the wallet's). */
-const GIVEN_FIELDS = [
-  'domain',
-  'statement',
-  'uri',
-  'version',
-  'nonce',
-  'expirationTime',
-  'notBefore',
-  'requestId',
-  'resources',
-] as const satisfies readonly (keyof SiwsMessage)[];
-
-export type NotAsGiven = { field: (typeof GIVEN_FIELDS)[number]; expected: unknown; received: unknown };
+export type { NotAsGiven };
 
 /**
  * The first field of a signed message that is not what these details gave the wallet (a
@@ -90,13 +53,5 @@ export type NotAsGiven = { field: (typeof GIVEN_FIELDS)[number]; expected: unkno
  */
 export function notAsGiven(details: InteractionDetails, message: SiwsMessage): NotAsGiven | undefined {
   const network = message.chainId === undefined ? undefined : siwsNetwork(message.chainId);
-  const given: Partial<Record<(typeof GIVEN_FIELDS)[number], unknown>> = solanaSignInInput(details, {
-    network: (network ?? 'mainnet') as SolanaNetwork,
-  });
-  for (const field of GIVEN_FIELDS) {
-    const expected = given[field];
-    const received = message[field];
-    if (JSON.stringify(expected) !== JSON.stringify(received)) return { field, expected, received };
-  }
-  return undefined;
+  return firstNotAsGiven(solanaSignInInput(details, { network: (network ?? 'mainnet') as SolanaNetwork }), message);
 }
