@@ -53,27 +53,19 @@ export async function verifySigner(
   const clockSkewMs = config.clockSkewSeconds * 1000;
   // The message's first line names its kind of account; one this sign-in does not take is refused unchecked.
   const namespace = acceptedNamespace(body.message, details.namespaces, config, client ? clientFields(client) : {});
-  if (namespace === 'bip122') {
+  if (namespace === 'bip122' || namespace === 'solana') {
+    // Checked offline, by the message's own library: no node, no name.
+    const [verify, networkAttribute] =
+      namespace === 'bip122' ? [verifyBitcoinSignIn, 'signet.bitcoin.network'] : [verifySolanaSignIn, 'signet.solana.network'];
     const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
-      const result = verifyBitcoinSignIn(body, details, { now, clockSkewMs });
+      const result = verify(body, details, { now, clockSkewMs });
       span.set('signet.siwe.method', result.method);
-      span.set('signet.bitcoin.network', result.network);
+      span.set(networkAttribute, result.network);
       return result;
     });
     metrics.verification(performance.now() - started, verified.method);
     progress.verified = { account: verified.accountId, method: verified.method };
-    return { ...verified, wallet: walletIdOf({ namespace: 'bip122', accountId: verified.accountId }) };
-  }
-  if (namespace === 'solana') {
-    const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
-      const result = verifySolanaSignIn(body, details, { now, clockSkewMs });
-      span.set('signet.siwe.method', result.method);
-      span.set('signet.solana.network', result.network);
-      return result;
-    });
-    metrics.verification(performance.now() - started, verified.method);
-    progress.verified = { account: verified.accountId, method: verified.method };
-    return { ...verified, wallet: walletIdOf({ namespace: 'solana', accountId: verified.accountId }) };
+    return { ...verified, wallet: walletIdOf({ namespace, accountId: verified.accountId }) };
   }
   const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
     const result = await verifySiwe({
