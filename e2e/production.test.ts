@@ -50,11 +50,22 @@ describe('production install (scripts/runtime-tree.sh)', () => {
       'playwright-core',
       'fast-check',
       '@biomejs',
-      'openid-client',
     ]) {
       expect({ testOnly, present: modules.includes(testOnly) }).toEqual({ testOnly, present: false });
     }
-    for (const needed of ['oidc-provider', 'viem', 'better-sqlite3', 'ioredis', 'pino', 'koa', '@noble', '@scure']) {
+    // openid-client: `@signet/provider/login` (signet login) is a client of the provider.
+    for (const needed of [
+      'oidc-provider',
+      'viem',
+      'better-sqlite3',
+      'ioredis',
+      'pg',
+      'pino',
+      'koa',
+      '@noble',
+      '@scure',
+      'openid-client',
+    ]) {
       expect({ needed, present: modules.includes(needed) }).toEqual({ needed, present: true });
     }
     expect(readdirSync(join(tree, 'node_modules', '@signet')).sort()).toEqual([

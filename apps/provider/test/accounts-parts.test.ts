@@ -232,6 +232,40 @@ describe('two providers on one Redis: two links of one wallet at once, exactly o
   });
 });
 
+describe('two providers on one Redis: a wallet’s first sign-in on both at once', () => {
+  let a: TestProvider;
+  let b: TestProvider;
+  beforeAll(async () => {
+    const shared = { STORAGE_URL: REDIS_URL, STORAGE_PREFIX: `signet-test:accounts-first:${randomUUID()}:` };
+    a = await startTestProvider(shared);
+    b = await startTestProvider({ ...shared, ISSUER: a.url });
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+  });
+
+  it('eight rounds: one account, the same sub at both; a link racing a first sign-in leaves the wallet in the linking account', async () => {
+    const [rpA, rpB] = [await register(a), await register(b)];
+    for (let round = 0; round < 8; round++) {
+      const wallet = key();
+      const [one, two] = await Promise.all([signIn(rpA, wallet), signIn(rpB, wallet)]);
+      expect(one.claims.sub, `round ${round}`).toBe(two.claims.sub);
+      expect(String(one.claims.sub)).toMatch(/^acct_/);
+
+      // Someone links a wallet on A while its owner signs in with it for the first time on B.
+      const linker = await signIn(rpA, key());
+      const newcomer = key();
+      const [linked] = await Promise.all([accountPage(a).link(linker.jar, newcomer), signIn(rpB, newcomer)]);
+      expect(linked.status, await linked.clone().text()).toBe(201);
+      const listed = (await (await accountPage(a).call(linker.jar, 'GET', '/account')).json()) as { wallets: { id: string }[] };
+      expect(listed.wallets.map((w) => w.id)).toContain(`eip155:0:${newcomer.address}`);
+      // From now on the newcomer signs in as the linker's account, at either provider.
+      expect((await signIn(rpB, newcomer)).claims.sub).toBe(linker.claims.sub);
+    }
+  });
+});
+
 describe('a contract account links for the chain it signed on only', () => {
   let ten: Testchain;
   let provider: TestProvider;

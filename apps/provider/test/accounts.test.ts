@@ -10,6 +10,9 @@
  */
 import { base58 } from '@scure/base';
 import {
+  bitcoinKey,
+  bitcoinMessageFor,
+  bitcoinSignIn,
   CookieJar,
   getDetails,
   messageFor,
@@ -37,14 +40,14 @@ describe('accounts: one person, many wallets', () => {
   let walletClient: oidc.Configuration;
 
   beforeAll(async () => {
-    provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet', ACCOUNT_MAX_WALLETS: '4' });
+    provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet', BITCOIN_NETWORKS: 'mainnet', ACCOUNT_MAX_WALLETS: '4' });
     const register = (metadata: Record<string, unknown>) =>
       oidc.dynamicClientRegistration(
         new URL(provider.issuer),
         {
           redirect_uris: [TEST_REDIRECT_URI],
           token_endpoint_auth_method: 'none',
-          account_namespaces: ['eip155', 'solana'],
+          account_namespaces: ['eip155', 'solana', 'bip122'],
           ...metadata,
         },
         undefined,
@@ -125,6 +128,40 @@ describe('accounts: one person, many wallets', () => {
     expect(asBob.claims.wallets).toEqual([`eip155:0:${alice.address}`, `eip155:0:${bob.address}`, solanaId]);
     // The wallet client still knows Bob as Bob.
     expect((await signIn(walletClient, bob)).claims.sub).toBe(`eip155:1:${bob.address}`);
+  });
+
+  it('links a Bitcoin address (Taproot, BIP-322) on /account, and it then signs in as the same account', async () => {
+    const alice = key();
+    const btc = bitcoinKey();
+    const { claims, jar } = await signIn(accountClient, alice);
+    const taproot = btc.address('p2tr');
+    const d = await details(jar, '/account/link');
+    expect(d.namespaces).toContain('bip122');
+    const message = bitcoinMessageFor(d, taproot);
+    // Signed by another key for the same address: refused, nothing linked.
+    const forged = await page(jar, 'POST', '/account/wallets', { message, signature: bitcoinKey().sign('p2tr', message) });
+    expect(forged.status).toBe(401);
+    const linked = await page(jar, 'POST', '/account/wallets', { message, signature: btc.sign('p2tr', message) });
+    expect(linked.status, await linked.clone().text()).toBe(201);
+    const walletId = `bip122:000000000019d6689c085ae165831e93:${taproot}`;
+    expect(await linked.json()).toEqual({ id: walletId });
+
+    const { url: authorizationUrl, verifier } = await pkceAuthorization(accountClient, {
+      scope: 'openid wallets',
+      prompt: 'login',
+    });
+    const { callbackUrl } = await bitcoinSignIn({ authorizationUrl, key: btc, type: 'p2tr' });
+    const tokens = await oidc.authorizationCodeGrant(accountClient, callbackUrl, { pkceCodeVerifier: verifier });
+    expect(tokens.claims()).toMatchObject({
+      sub: claims.sub,
+      wallet: walletId,
+      wallets: [`eip155:0:${alice.address}`, walletId],
+    });
+    // The same key's segwit address is another wallet: not in the account.
+    const { url: again, verifier: v2 } = await pkceAuthorization(accountClient, { scope: 'openid', prompt: 'login' });
+    const segwit = await bitcoinSignIn({ authorizationUrl: again, key: btc, type: 'p2wpkh' });
+    const other = await oidc.authorizationCodeGrant(accountClient, segwit.callbackUrl, { pkceCodeVerifier: v2 });
+    expect(other.claims()?.sub).not.toBe(claims.sub);
   });
 
   /** Sets this browser's proofs back by `minutes` (as time passing would). */

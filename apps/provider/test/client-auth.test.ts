@@ -53,7 +53,8 @@ describe('client authentication and refresh for the libraries people use', () =>
     const provider = await startTestProvider({ PROFILE: 'hosted' });
     try {
       const discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
-      expect(new Set(discovery.scopes_supported)).toEqual(new Set(['openid', 'profile']));
+      // The spec table's scopes, and `wallets` for account clients.
+      expect(new Set(discovery.scopes_supported)).toEqual(new Set(['openid', 'profile', 'wallets']));
       expect(discovery.grant_types_supported).toContain('refresh_token');
       const registered = await oidc.dynamicClientRegistration(
         new URL(provider.url),

@@ -259,7 +259,10 @@ describe('the email scope', () => {
         claims: hasEmail ? ['email', 'email_verified'] : [],
       });
       if (env.PROFILE === 'hosted') {
-        expect(discovery.scopes_supported).toEqual(hasEmail ? ['openid', 'profile', 'email'] : ['openid', 'profile']);
+        // The spec table's scopes (and `wallets`, for account clients), with email only when asked.
+        expect(discovery.scopes_supported).toEqual(
+          hasEmail ? ['openid', 'profile', 'wallets', 'email'] : ['openid', 'profile', 'wallets'],
+        );
       }
     }
   });

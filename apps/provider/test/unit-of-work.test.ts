@@ -93,7 +93,7 @@ describe('each request is one unit of storage work', () => {
     const byRequest = new Map<string, Call[]>();
     for (const call of calls) byRequest.set(call.request, [...(byRequest.get(call.request) ?? []), call]);
     // Every write went into its request's batch: none was stored on its own.
-    expect(calls.filter((c) => ['set', 'delete', 'addToSet'].includes(c.operation))).toEqual([]);
+    expect(calls.filter((c) => ['set', 'delete', 'addToSet'].includes(c.operation)).map((c) => JSON.stringify(c))).toEqual([]);
     for (const [request, made] of byRequest) {
       expect(made.filter((c) => c.operation === 'batch').length, request).toBeLessThanOrEqual(1);
     }
@@ -113,10 +113,12 @@ describe('each request is one unit of storage work', () => {
       expect(counted(`operation="${operation}"`), operation).toBe(calls.filter((c) => c.operation === operation).length);
     }
     expect(counted('writes')).toBe(batches.reduce((sum, c) => sum + (c.writes ?? 0), 0));
-    // One-time claims stay immediate and atomic: the interaction's outcome and the code.
-    expect(calls.filter((c) => c.operation === 'setIfAbsent').map((c) => c.request)).toEqual([
-      'POST /interaction/:uid',
-      'POST /token',
+    // One-time claims stay immediate and atomic: the new wallet's link to its new account (a
+    // first sign-in), the interaction's outcome, and the code.
+    expect(calls.filter((c) => c.operation === 'setIfAbsent').map((c) => `${c.request} ${c.key?.split(':')[0]}`)).toEqual([
+      'POST /interaction/:uid interaction',
+      'POST /interaction/:uid wallet',
+      'POST /token oidc',
     ]);
   });
 

@@ -10,9 +10,10 @@
  * controls the address on every chain, `eip155:<chainId>:<address>` for code on one chain,
  * `solana:<reference>:<address>`, `bip122:<reference>:<address>`.
  *
- * Every change runs under claims on the wallets and accounts it touches (storage/lock.ts), taken
- * in one sorted order, and reads and writes at once, outside the request's unit of work: two
- * replicas linking one wallet at the same instant serialize, and exactly one wins.
+ * Every change on `/account` runs under claims on the wallets and accounts it touches
+ * (storage/lock.ts), taken in one sorted order, and reads and writes at once, outside the
+ * request's unit of work: two replicas linking one wallet at the same instant serialize, and
+ * exactly one wins. A first sign-in claims only its wallet's link (`accountForSignIn`).
  */
 import { randomBytes } from 'node:crypto';
 import { HttpError } from '../errors.ts';
@@ -58,30 +59,36 @@ export async function recordWalletUse(store: Store, walletId: string, profile: W
 /**
  * The account a sign-in with this wallet belongs to: the wallet's account, or a new account
  * holding it (a person's first sign-in with the wallet). `created` says which.
+ *
+ * The wallet's link is the one thing claimed at once (`setIfAbsent`, shared by replicas): two
+ * first sign-ins of one wallet at the same instant make one account. The new account's record
+ * goes with the request's other writes, stored before its answer leaves. A link found without
+ * its account's record (another request's writes not stored yet, or lost with a failed batch) is
+ * the account as it was made, stored again with this request's writes.
  */
 export async function accountForSignIn(
-  store: AccountStore,
+  store: Store,
   walletId: string,
   now = Date.now(),
 ): Promise<{ account: Account; created: boolean }> {
-  const existing = await accountOfWallet(store, walletId);
-  if (existing) return { account: existing, created: false };
-  return immediately(store, () =>
-    withLocks(store, [walletKey(walletId)], async () => {
-      // Another sign-in may have created it while this one waited.
-      const again = await accountOfWallet(store, walletId);
-      if (again) return { account: again, created: false };
-      const account: Account = {
-        id: newAccountId(),
-        createdAt: now,
-        primary: walletId,
-        wallets: [{ id: walletId, linkedAt: now }],
-      };
-      await store.set(accountKey(account.id), JSON.stringify(account));
-      await store.set(walletKey(walletId), account.id);
-      return { account, created: true };
-    }),
-  );
+  let owner = await store.get(walletKey(walletId));
+  let created = false;
+  if (owner === undefined) {
+    const id = newAccountId();
+    if (await store.setIfAbsent(walletKey(walletId), id)) {
+      owner = id;
+      created = true;
+    } else {
+      owner = await store.get(walletKey(walletId));
+      if (owner === undefined)
+        throw new HttpError('STORAGE_UNAVAILABLE', 'the wallet’s account changed while signing in; try again');
+    }
+  }
+  const stored = created ? undefined : await readAccount(store, owner);
+  if (stored) return { account: stored, created };
+  const account: Account = { id: owner, createdAt: now, primary: walletId, wallets: [{ id: walletId, linkedAt: now }] };
+  await store.set(accountKey(owner), JSON.stringify(account));
+  return { account, created };
 }
 
 export type LinkOutcome = {
@@ -148,8 +155,14 @@ function linkClaimed(
       }
     }
     const updated: Account = { ...account, wallets: [...account.wallets, { id: walletId, linkedAt: now }] };
+    // A wallet of no account is claimed as a first sign-in claims it (that sign-in may be making
+    // its account at this instant): the loser reads the owner again.
+    if (currentOwner === undefined) {
+      if (!(await store.setIfAbsent(walletKey(walletId), accountId))) return 'owner changed' as const;
+    } else {
+      await store.set(walletKey(walletId), accountId);
+    }
     await store.set(accountKey(accountId), JSON.stringify(updated));
-    await store.set(walletKey(walletId), accountId);
     return { account: updated, ...(ended ? { ended } : {}) };
   });
 }

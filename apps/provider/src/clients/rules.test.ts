@@ -5,7 +5,9 @@ import { clientFields } from './rules.ts';
 describe('clientFields', () => {
   it("reads the same values as oidc-provider's metadata(), for recognised and extra metadata", () => {
     const provider = new Provider('http://localhost:3000', {
-      extraClientMetadata: { properties: ['access_conditions', 'ens_email', 'synthetic_email_domain', 'account_namespaces'] },
+      extraClientMetadata: {
+        properties: ['access_conditions', 'ens_email', 'synthetic_email_domain', 'account_namespaces', 'account_subject'],
+      },
     });
     const Client = provider.Client as unknown as new (
       metadata: Record<string, unknown>,
@@ -23,6 +25,7 @@ describe('clientFields', () => {
       ens_email: true,
       synthetic_email_domain: 'wallet.example.com',
       account_namespaces: ['solana'],
+      account_subject: true,
     });
     const fields = clientFields(client);
     const metadata = client.metadata();
