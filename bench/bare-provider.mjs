@@ -1,10 +1,10 @@
 /**
  * The baseline for the flow benchmark: a bare oidc-provider 9 doing the same authorization-code
  * flow as Signet, with a programmatic interaction that signs in a fixed account without any
- * check, and the same storage: Signet's memory, SQLite or Redis store behind Signet's adapter
+ * check, and the same storage: Signet's memory, SQLite, Redis or PostgreSQL store behind Signet's adapter
  * (oidc-provider's own memory adapter is an LRU of 1,000 entries that drops flows under load). Plain JavaScript, run with node like the built provider.
  *
- *   PORT=… STORAGE=memory|sqlite:<path>|redis://… node bench/bare-provider.mjs
+ *   PORT=… STORAGE=memory|sqlite:<path>|redis://…|postgres://… node bench/bare-provider.mjs
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -21,9 +21,11 @@ const store =
     ? (await import('../apps/provider/dist/storage/memory.js')).createMemoryStore()
     : storage.startsWith('sqlite:')
       ? (await import('../apps/provider/dist/storage/sqlite.js')).createSqliteStore(storage.slice('sqlite:'.length))
-      : (await import('../apps/provider/dist/storage/redis.js')).createRedisStore(storage, {
-          prefix: process.env.STORAGE_PREFIX ?? `bare-${port}:`,
-        });
+      : storage.startsWith('postgres')
+        ? await (await import('../apps/provider/dist/storage/postgres.js')).createPostgresStore(storage)
+        : (await import('../apps/provider/dist/storage/redis.js')).createRedisStore(storage, {
+            prefix: process.env.STORAGE_PREFIX ?? `bare-${port}:`,
+          });
 const adapter = createOidcAdapter(store);
 
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });

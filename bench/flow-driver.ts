@@ -43,6 +43,13 @@ const warmup = Number(process.env.WARMUP ?? 100);
  */
 const alternate = Number(process.env.ALTERNATE ?? 0);
 const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
+/**
+ * CLIENTS=<prefix><count>: each flow signs in to a client picked at random among `<prefix>0` …
+ * `<prefix><count - 1>`, clients stored beforehand as copies of the one the driver registers
+ * (bench/clients.ts); otherwise every flow uses the client the driver registers.
+ */
+const pool = /^(.*?)(\d+)$/.exec(process.env.CLIENTS ?? '');
+const pickClient = (registered: string) => (pool ? `${pool[1]}${Math.floor(Math.random() * Number(pool[2]))}` : registered);
 
 const verifier = randomBytes(32).toString('base64url');
 const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -167,7 +174,7 @@ async function run(clients: string[], count: number, only?: number) {
         next += 1;
         const t = performance.now();
         try {
-          await flow(client, signer, server, modeOf(index));
+          await flow(pickClient(client), signer, server, modeOf(index));
           latencies.push(performance.now() - t);
           perTarget[index] = (perTarget[index] ?? 0) + 1;
         } catch (error) {

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@signet/testkit/ports';
+import { postgresSchema } from '@signet/testkit/postgres';
 import { redisCommand } from '@signet/testkit/redis';
 import type { Check, Section } from './report.ts';
 import { median, percentile } from './stats.ts';
@@ -49,10 +50,16 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
 // Concurrency 16: the load the goals are stated for (several concurrencies: BENCH_CONCURRENCY=16,64).
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16').split(',').map(Number);
-const STORAGES = (process.env.BENCH_STORAGES ?? 'memory,sqlite,redis').split(',') as Storage[];
-const TICK_MS = 10; // CLK_TCK is 100 on Linux
+const STORAGES = (process.env.BENCH_STORAGES ?? 'memory,sqlite,redis,postgres').split(',') as Storage[];
+const TICK_MS = 10;
+export const STORAGE_NAMES: Record<Storage, string> = {
+  memory: 'memory',
+  sqlite: 'SQLite',
+  redis: 'Redis',
+  postgres: 'PostgreSQL',
+}; // CLK_TCK is 100 on Linux
 
-type Storage = 'memory' | 'sqlite' | 'redis';
+export type Storage = 'memory' | 'sqlite' | 'redis' | 'postgres';
 /** One server's figures in one round of the alternating measurement, with every flow's latency (ms). */
 type Figures = { flowsPerSecond: number; cpuMsPerFlow: number; p99: number; latencies?: number[] };
 /**
@@ -128,15 +135,28 @@ export async function startServer(
   impl: Impl,
   storage: Storage,
   dir: string,
-  options: { core?: string; prefix?: string; env?: Record<string, string>; bin?: string; nodeArgs?: string[] } = {},
+  options: {
+    core?: string;
+    prefix?: string;
+    env?: Record<string, string>;
+    bin?: string;
+    nodeArgs?: string[];
+    /** A storage of the caller's (records it seeded): not removed when the server stops. */
+    storageUrl?: string;
+  } = {},
 ) {
   const port = await freePort();
+  // PostgreSQL: a schema of the server's own on the machine's server, dropped when it stops.
+  const schema = storage === 'postgres' && !options.storageUrl ? postgresSchema() : undefined;
   const storageUrl =
-    storage === 'memory'
+    options.storageUrl ??
+    (storage === 'memory'
       ? 'memory:'
       : storage === 'sqlite'
         ? `sqlite:${join(dir, `${impl}-${port}.db`)}`
-        : 'redis://127.0.0.1:6379';
+        : storage === 'postgres'
+          ? (schema?.url as string)
+          : 'redis://127.0.0.1:6379');
   const command =
     impl === 'signet'
       ? ['node', ...(options.nodeArgs ?? []), options.bin ?? join(ROOT, 'apps/provider/bin/signet.js'), 'provider']
@@ -167,13 +187,31 @@ export async function startServer(
   });
   const url = `http://localhost:${port}`;
   const prefix = options.prefix ?? `bench-${port}:`;
-  for (let i = 0; i < 200; i++) {
+  // Signet: until its readiness probe answers 200 (storage reached, keys loaded); the bare
+  // provider, which has none: until discovery answers.
+  const ready = impl === 'signet' ? `${url}/health/ready` : `${url}/.well-known/openid-configuration`;
+  const spawned = performance.now();
+  let readyMs = Number.NaN;
+  for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${impl} server exited: ${errors}`);
-    if ((await fetch(`${url}/.well-known/openid-configuration`).catch(() => undefined))?.status === 200) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    if ((await fetch(ready).catch(() => undefined))?.status === 200) {
+      readyMs = performance.now() - spawned;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  if (Number.isNaN(readyMs)) throw new Error(`${impl} server not ready after 12 s: ${errors}`);
   await new Promise((resolve) => setTimeout(resolve, 500));
-  return { child, url, idleRss: status(child.pid as number, 'VmRSS'), storage, prefix };
+  return {
+    child,
+    url,
+    idleRss: status(child.pid as number, 'VmRSS'),
+    /** From spawning the process to its first 200 on the readiness probe, ms. */
+    readyMs,
+    storage,
+    prefix: options.storageUrl ? undefined : prefix,
+    schema,
+  };
 }
 
 /**
@@ -185,7 +223,8 @@ export async function stopServers(servers: Iterable<Awaited<ReturnType<typeof st
   for (const server of servers) {
     server.child.kill('SIGTERM');
     await new Promise((resolve) => server.child.once('exit', resolve));
-    if (server.storage === 'redis') prefixes.add(server.prefix);
+    if (server.storage === 'redis' && server.prefix) prefixes.add(server.prefix);
+    await server.schema?.drop();
   }
   for (const prefix of prefixes) {
     const pattern = `${prefix.replace(/[*?[\]\\"]/g, '\\$&')}*`;
@@ -211,6 +250,8 @@ export function drive(
   flows = SIDE_FLOWS,
   probe?: Probe,
   alternate = 0,
+  /** CLIENTS for the driver (flow-driver.ts): sign in to stored clients picked at random. */
+  clients?: string,
 ): Promise<Run> {
   const cpuEach = () => serverPids.map((pid) => cpuMs(pid));
   const cpu = () => cpuEach().reduce((sum, ms) => sum + ms, 0);
@@ -230,6 +271,7 @@ export function drive(
           CONCURRENCY: String(concurrency),
           WARMUP: '100',
           ALTERNATE: String(alternate),
+          ...(clients ? { CLIENTS: clients } : {}),
         },
         stdio: ['pipe', 'pipe', 'pipe'],
       },
@@ -341,6 +383,7 @@ export async function flowBenchmark(): Promise<Section> {
       ['bare-page', 'memory'],
       ['signet', 'sqlite'],
       ['signet', 'redis'],
+      ['signet', 'postgres'],
     ] as [Impl, Storage][]
   ).filter(([, storage]) => STORAGES.includes(storage));
   const alternatingRuns = new Map<string, Figures[]>();
@@ -546,6 +589,12 @@ export async function flowBenchmark(): Promise<Section> {
     goalRatio('signet', 'redis', 'bare-page', 'memory', fps),
     0.7,
   );
+  atLeast(
+    `PostgreSQL: flows/s vs bare on memory (same routes), ${how}`,
+    goalRatio('signet', 'postgres', 'bare-page', 'memory', fps),
+    0.7,
+  );
+  atLeast(`PostgreSQL: flows/s vs Signet on SQLite, ${how}`, goalRatio('signet', 'postgres', 'signet', 'sqlite', fps), 0.85);
   const measuredOnly = (name: string, value: number) =>
     checks.push({ name, value, display: `${value.toFixed(2)}×`, target: 'measured (no goal)', pass: true });
   measuredOnly('memory: flows/s vs bare on one unchecked GET', oneGet?.flows ?? Number.NaN);
@@ -564,15 +613,16 @@ export async function flowBenchmark(): Promise<Section> {
     measuredOnly('SQLite: flows/s vs bare on memory (same routes), rounds', across('signet', 'sqlite', 'bare-page', 'memory'));
     measuredOnly('SQLite: flows/s vs Signet on memory, rounds', across('signet', 'sqlite', 'signet', 'memory'));
     measuredOnly('Redis: flows/s vs bare on memory (same routes), rounds', across('signet', 'redis', 'bare-page', 'memory'));
+    measuredOnly(
+      'PostgreSQL: flows/s vs bare on memory (same routes), rounds',
+      across('signet', 'postgres', 'bare-page', 'memory'),
+    );
   }
   // Memory goals on the default storage: STORAGE_URL=memory (tests only) keeps every record of
   // every flow in the process heap, so its peak grows with the length of the run.
   atMost('idle RSS, built provider (SQLite, the default storage)', memoryOf('signet', 'sqlite').idle, 120, 'MB');
   atMost('peak RSS, built provider (SQLite, the default storage)', memoryOf('signet', 'sqlite').peak, 180, 'MB');
-  const perCore = STORAGES.map(
-    (storage) =>
-      `${storage === 'sqlite' ? 'SQLite' : storage === 'redis' ? 'Redis' : 'memory'} ${flowsPerSecond(storage).toFixed(0)}`,
-  );
+  const perCore = STORAGES.map((storage) => `${STORAGE_NAMES[storage]} ${flowsPerSecond(storage).toFixed(0)}`);
   const storageTable = [
     '| storage, concurrency | storage operations per flow | reads | one-time claims and counters | writes on their own | batches (writes in them) | Redis commands per flow, Signet / bare |',
     '|---|---|---|---|---|---|---|',

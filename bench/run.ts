@@ -5,11 +5,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { manyClients } from './clients.ts';
 import { delayedRpcSignIn } from './delayed-rpc.ts';
 import { compareBuilds, flowBenchmark, scaleBenchmark, tracingCost } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
+import { storedRecords } from './records.ts';
 import { type Section, toConsole, toMarkdown } from './report.ts';
 import { requestCosts } from './request-costs.ts';
 import { siweVerify } from './siwe-verify.ts';
@@ -29,6 +31,8 @@ const all: Record<string, () => Promise<Section>> = {
   requestCosts,
   scaleBenchmark,
   tracingCost,
+  storedRecords,
+  manyClients,
 };
 // Run only when named: it needs BENCH_BASELINE, another build to compare with.
 const onDemand: Record<string, () => Promise<Section>> = { compareBuilds };

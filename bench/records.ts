@@ -1,0 +1,371 @@
+/**
+ * What a sign-in costs as the stored work grows (performance round 3): the built provider on
+ * SQLite, PostgreSQL and Redis, measured on an empty store, then with 100,000 and 1,000,000 live
+ * records, then while expiry removes records as fast as sign-ins add them; and the bytes a
+ * sign-in leaves in each storage.
+ *
+ * The records are copies of the very records the provider wrote for the warm-up's sign-ins
+ * (a session and its uid lookup, a grant with its index, an access token, a refresh token, an
+ * authorization code and an interaction: every model a sign-in leaves), each with ids of its own,
+ * written through the storage's own Store.batch in the layout the provider reads (oidc:<Model>:<id>).
+ * Server on core 0, driver on core 1, as in the flow benchmark (flow.ts).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { postgresSchema } from '@signet/testkit/postgres';
+import type { Store, Write } from '../apps/provider/src/storage/index.ts';
+import { drive, STORAGE_NAMES, type Storage, startServer, stopServers } from './flow.ts';
+import type { Check, Section } from './report.ts';
+import { median } from './stats.ts';
+
+const LEVELS = (process.env.BENCH_RECORD_LEVELS ?? '0,100000,1000000').split(',').map(Number);
+const STORAGES = (process.env.BENCH_RECORD_STORAGES ?? 'sqlite,postgres,redis').split(',') as Storage[];
+const FLOWS = Number(process.env.BENCH_FLOWS ?? 1000);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
+/** How long the churn measurement runs, in seconds: longer than the SQLite and PostgreSQL sweeps' minute. */
+const CHURN_SECONDS = Number(process.env.BENCH_CHURN_SECONDS ?? 90);
+const CONCURRENCY = 16;
+/** The models a sign-in leaves in storage, seeded in equal numbers. */
+const MODELS = ['Session', 'Grant', 'AccessToken', 'RefreshToken', 'AuthorizationCode', 'Interaction'] as const;
+type Model = (typeof MODELS)[number];
+const DAY = 24 * 3600;
+
+/** Where one storage's records live for the benchmark, and how big they are. */
+type Place = {
+  storage: Storage;
+  url: string;
+  prefix?: string;
+  store: Store;
+  /** Bytes the storage holds for Signet (SQLite: the database's pages in use; PostgreSQL: tables, indexes and TOAST; Redis: the server's used_memory). */
+  size(): Promise<number>;
+  drop(): Promise<void>;
+};
+
+export async function openPlace(storage: Storage, dir: string): Promise<Place> {
+  switch (storage) {
+    case 'sqlite': {
+      const path = join(dir, 'records.db');
+      const { createSqliteStore } = await import('../apps/provider/src/storage/sqlite.ts');
+      const { loadDatabase } = await import('../apps/provider/src/storage/sqlite-driver.ts');
+      const store = createSqliteStore(path);
+      const Database = loadDatabase();
+      return {
+        storage,
+        url: `sqlite:${path}`,
+        store,
+        async size() {
+          const db = new Database(path, { readonly: true });
+          try {
+            const pages =
+              (db.pragma('page_count', { simple: true }) as number) - (db.pragma('freelist_count', { simple: true }) as number);
+            return pages * (db.pragma('page_size', { simple: true }) as number);
+          } finally {
+            db.close();
+          }
+        },
+        drop: () => store.close(),
+      };
+    }
+    case 'postgres': {
+      const schema = postgresSchema();
+      const { createPostgresStore } = await import('../apps/provider/src/storage/postgres.ts');
+      const { sql } = await import('@signet/testkit/postgres');
+      const store = await createPostgresStore(schema.url);
+      return {
+        storage,
+        url: schema.url,
+        store,
+        async size() {
+          const [row] = await sql<{ bytes: string }>(
+            schema.url,
+            `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
+             JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
+            [schema.schema],
+          );
+          return Number(row?.bytes ?? 0);
+        },
+        async drop() {
+          await store.close();
+          await schema.drop();
+        },
+      };
+    }
+    case 'redis': {
+      // A database of its own on the machine's Redis, emptied before and after: used_memory is the
+      // server's, and nothing else runs on it during the benchmark.
+      const url = 'redis://127.0.0.1:6379/9';
+      const prefix = 'bench-records:';
+      const { createRedisStore } = await import('../apps/provider/src/storage/redis.ts');
+      const store = createRedisStore(url, { prefix });
+      const client = store.client as import('ioredis').Redis;
+      await client.flushdb();
+      return {
+        storage,
+        url,
+        prefix,
+        store,
+        async size() {
+          return Number(/used_memory:(\d+)/.exec(await client.info('memory'))?.[1] ?? Number.NaN);
+        },
+        async drop() {
+          await client.flushdb();
+          await store.close();
+        },
+      };
+    }
+    default:
+      throw new Error(`storedRecords: no ${storage} storage here (sqlite, postgres, redis)`);
+  }
+}
+
+type Template = Record<string, unknown>;
+
+/**
+ * A sign-in begun and left (as people leave them): its interaction stays stored until it
+ * expires, and is the interaction record copied (finished sign-ins delete theirs).
+ */
+async function abandonSignIn(url: string): Promise<void> {
+  const redirect = 'http://127.0.0.1:4999/callback';
+  const registered = await fetch(`${url}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+  });
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const query = new URLSearchParams({
+    client_id,
+    redirect_uri: redirect,
+    response_type: 'code',
+    scope: 'openid',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  });
+  const response = await fetch(`${url}/auth?${query}`, { redirect: 'manual' });
+  if (response.status !== 303 && response.status !== 302) throw new Error(`storedRecords: /auth answered ${response.status}`);
+}
+
+/** One record of each model the warm-up's sign-ins left, to copy. */
+async function templatesOf(store: Store): Promise<Record<Model, Template>> {
+  const found: Partial<Record<Model, Template>> = {};
+  for (const model of MODELS) {
+    const prefix = `oidc:${model}:`;
+    const ids = (await store.keys(prefix)).filter((key) => !/:(consumed|uid:|userCode:)/.test(key.slice(prefix.length)));
+    for (const key of ids.slice(0, 20)) {
+      const value = await store.get(key);
+      if (value !== undefined) {
+        found[model] = JSON.parse(value) as Template;
+        break;
+      }
+    }
+  }
+  // The benchmark's flows ask for `openid` only: no refresh token. One is an access token's
+  // payload with a refresh token's fields (what oidc-provider writes for offline_access).
+  if (!found.RefreshToken && found.AccessToken) {
+    found.RefreshToken = {
+      ...found.AccessToken,
+      kind: 'RefreshToken',
+      rotations: 0,
+      iiat: found.AccessToken.iat,
+      exp: undefined,
+    };
+  }
+  const missing = MODELS.filter((model) => !found[model]);
+  if (missing.length > 0) throw new Error(`storedRecords: the warm-up left no ${missing.join(', ')} record to copy`);
+  return found as Record<Model, Template>;
+}
+
+let serial = 0;
+const freshId = () => `seed${(serial++).toString(36)}x${Math.random().toString(36).slice(2, 10)}`;
+
+/**
+ * Writes `count` records (rounded up to whole sign-ins: one of each model, the session's uid
+ * lookup and the grant's index) through Store.batch, each living `ttl()` seconds.
+ */
+async function seed(store: Store, templates: Record<Model, Template>, count: number, ttl: () => number): Promise<number> {
+  const signIns = Math.ceil(count / MODELS.length);
+  let writes: Write[] = [];
+  for (let i = 0; i < signIns; i++) {
+    const seconds = ttl();
+    const grantId = freshId();
+    const sessionId = freshId();
+    const uid = freshId();
+    const ids = Object.fromEntries(
+      MODELS.map((model) => [model, model === 'Grant' ? grantId : model === 'Session' ? sessionId : freshId()]),
+    );
+    for (const model of MODELS) {
+      const payload: Template = { ...templates[model], jti: ids[model] };
+      if ('grantId' in payload) payload.grantId = grantId;
+      if (model === 'Session') payload.uid = uid;
+      if (typeof payload.exp === 'number') payload.exp = Math.floor(Date.now() / 1000) + seconds;
+      writes.push({ op: 'set', key: `oidc:${model}:${ids[model]}`, value: JSON.stringify(payload), ttlSeconds: seconds });
+    }
+    writes.push({ op: 'set', key: `oidc:Session:uid:${uid}`, value: sessionId, ttlSeconds: seconds });
+    for (const model of ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const) {
+      writes.push({ op: 'addToSet', key: `oidc:grant:${grantId}`, member: `oidc:${model}:${ids[model]}`, ttlSeconds: seconds });
+    }
+    if (writes.length >= 3000) {
+      await store.batch(writes);
+      writes = [];
+    }
+  }
+  if (writes.length > 0) await store.batch(writes);
+  return signIns * MODELS.length;
+}
+
+type Measured = { flowsPerSecond: number; p99: number; cpuMsPerFlow: number; flows: number; seconds: number };
+
+async function measure(server: Awaited<ReturnType<typeof startServer>>, runs = REPEATS): Promise<Measured> {
+  const results = [];
+  const started = performance.now();
+  for (let i = 0; i < runs; i++) {
+    results.push(await drive('signet', server.url, CONCURRENCY, [server.child.pid as number], '1', FLOWS));
+  }
+  return {
+    flowsPerSecond: median(results.map((r) => r.flowsPerSecond)),
+    p99: median(results.map((r) => r.p99)),
+    cpuMsPerFlow: median(results.map((r) => r.cpuMsPerFlow)),
+    // Each drive runs 100 unmeasured flows first (the driver's own warm-up): they store records too.
+    flows: results.length * (FLOWS + 100),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+const MB = 1024 * 1024;
+
+export async function storedRecords(): Promise<Section> {
+  const rows: string[][] = [];
+  const checks: Check[] = [];
+  const notes: string[] = [];
+  for (const storage of STORAGES) {
+    const dir = mkdtempSync(join(tmpdir(), 'signet-records-'));
+    const place = await openPlace(storage, dir);
+    const name = STORAGE_NAMES[storage];
+    try {
+      const server = await startServer('signet', storage, dir, {
+        storageUrl: place.url,
+        ...(place.prefix ? { prefix: place.prefix } : {}),
+      });
+      try {
+        await drive('signet', server.url, CONCURRENCY, [server.child.pid as number], '1', WARMUP);
+        await abandonSignIn(server.url);
+        const templates = await templatesOf(place.store);
+        let seeded = 0;
+        let empty: Measured | undefined;
+        for (const level of LEVELS) {
+          const t = performance.now();
+          if (level > seeded) seeded += await seed(place.store, templates, level - seeded, () => DAY);
+          const seedSeconds = (performance.now() - t) / 1000;
+          const before = await place.size();
+          const run = await measure(server);
+          const after = await place.size();
+          const bytesPerSignIn = (after - before) / run.flows;
+          empty ??= run;
+          rows.push([
+            `${name}, ${level.toLocaleString('en')} records`,
+            run.flowsPerSecond.toFixed(0),
+            `${(run.flowsPerSecond / empty.flowsPerSecond).toFixed(2)}×`,
+            run.p99.toFixed(0),
+            `${(run.p99 / empty.p99).toFixed(2)}×`,
+            run.cpuMsPerFlow.toFixed(2),
+            (before / MB).toFixed(0),
+            bytesPerSignIn.toFixed(0),
+            level > 0 ? `${seedSeconds.toFixed(0)} s` : '–',
+          ]);
+          if (level > 0) {
+            const ratio = run.flowsPerSecond / empty.flowsPerSecond;
+            checks.push({
+              name: `${name}: flows/s with ${level.toLocaleString('en')} records / empty store`,
+              value: ratio,
+              display: `${ratio.toFixed(2)}× (p99 ${(run.p99 / empty.p99).toFixed(2)}×)`,
+              target: '≥ 0.90×',
+              pass: ratio >= 0.9,
+            });
+          }
+          if (level === 0) {
+            notes.push(
+              `${name}: a sign-in leaves ${bytesPerSignIn.toFixed(0)} bytes in storage (growth over ${run.flows} sign-ins on the empty store). Every record a sign-in leaves expires within a day (session, grant and refresh token 24 h, access token 1 h, interaction 10 min + 10, code 1 min), so a day's sign-ins are the most the store holds: at one sign-in a second, ${((bytesPerSignIn * 86_400) / MB).toFixed(0)} MB.`,
+            );
+          }
+        }
+        // Churn: records that expire one after another, as many each second as the empty store's
+        // sign-ins wrote (records per sign-in × flows/s), over CHURN_SECONDS: the sweeps run while
+        // sign-ins go on.
+        if (empty) {
+          const perSecond = Math.round(empty.flowsPerSecond * MODELS.length);
+          const start = Date.now();
+          const churnCount = perSecond * CHURN_SECONDS;
+          await seed(
+            place.store,
+            templates,
+            churnCount,
+            () => 2 + Math.floor((Date.now() - start) / 1000 + Math.random() * CHURN_SECONDS),
+          );
+          const before = await place.size();
+          const results = [];
+          const until = performance.now() + CHURN_SECONDS * 1000;
+          while (performance.now() < until) {
+            results.push(await drive('signet', server.url, CONCURRENCY, [server.child.pid as number], '1', FLOWS));
+          }
+          // Past the last expiry and a sweep: what expired is gone.
+          const run = {
+            flowsPerSecond: median(results.map((r) => r.flowsPerSecond)),
+            p99: Math.max(...results.map((r) => r.p99)),
+            cpuMsPerFlow: median(results.map((r) => r.cpuMsPerFlow)),
+          };
+          const after = await place.size();
+          const ratio = run.flowsPerSecond / empty.flowsPerSecond;
+          rows.push([
+            `${name}, ${seeded.toLocaleString('en')} live + ${churnCount.toLocaleString('en')} expiring over ${CHURN_SECONDS} s`,
+            run.flowsPerSecond.toFixed(0),
+            `${ratio.toFixed(2)}×`,
+            run.p99.toFixed(0),
+            `${(run.p99 / empty.p99).toFixed(2)}×`,
+            run.cpuMsPerFlow.toFixed(2),
+            (before / MB).toFixed(0),
+            '–',
+            '–',
+          ]);
+          checks.push({
+            name: `${name}: flows/s while ${perSecond.toLocaleString('en')} records/s expire / empty store`,
+            value: ratio,
+            display: `${ratio.toFixed(2)}× (worst run's p99 ${(run.p99 / empty.p99).toFixed(2)}×)`,
+            target: '≥ 0.90×',
+            pass: ratio >= 0.9,
+          });
+          notes.push(
+            `${name} churn: ${results.length} runs of ${FLOWS} flows in ${CHURN_SECONDS} s while ${churnCount.toLocaleString('en')} records expired; storage ${(before / MB).toFixed(0)} MB before, ${(after / MB).toFixed(0)} MB after (expired records removed by ${storage === 'redis' ? "Redis's own expiry" : 'the provider’s sweep, every minute'}).`,
+          );
+        }
+      } finally {
+        await stopServers([server]);
+      }
+    } finally {
+      await place.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  notes.push(
+    `Records: copies of the records the warm-up's sign-ins left (${MODELS.join(', ')}; each sign-in's six with its session uid lookup and grant index), in equal numbers, living a day; written through the storage's own batch. Each level: ${REPEATS} runs of ${FLOWS} flows at concurrency ${CONCURRENCY} (medians), on one provider process that ran ${WARMUP} warm-up flows on the empty store; server on core 0, driver on core 1. Churn: records expiring evenly over ${CHURN_SECONDS} s, as many a second as the empty store's sign-ins write; its p99 is the worst run's. Bytes per sign-in: the storage's growth over a level's flows (SQLite: pages in use; PostgreSQL: tables, indexes and TOAST; Redis: used_memory). \`npm run bench -- storedRecords\`; BENCH_RECORD_LEVELS, BENCH_RECORD_STORAGES, BENCH_CHURN_SECONDS change it.`,
+  );
+  return {
+    title: 'Stored records: sign-ins as the store grows',
+    table: {
+      head: [
+        'storage, records',
+        'flows/s',
+        'vs empty',
+        'p99 ms',
+        'p99 vs empty',
+        'CPU ms/flow',
+        'storage MB',
+        'bytes per sign-in',
+        'seeding',
+      ],
+      rows,
+    },
+    checks,
+    notes,
+  };
+}
