@@ -675,74 +675,85 @@ export async function flowBenchmark(): Promise<Section> {
 }
 
 /**
- * Scaling on Redis: one provider process against two sharing one Redis and one issuer prefix.
- * Two cores only: with two servers, each has a core and the driver and Redis share both, so the
- * machine, not Signet, caps flows/s; CPU per flow (all server processes together) shows what a
- * second process costs in work.
+ * Replicas: one provider process against two sharing one storage (Redis, PostgreSQL), the two
+ * using one issuer and one store. Two cores only: with two servers, each has a core and the
+ * driver and the storage server share both, so the machine, not Signet, caps flows/s; CPU per
+ * flow (all server processes together) shows what a second process costs in work.
  */
 export async function scaleBenchmark(): Promise<Section> {
   // BENCH_SCALE_IMPL=bare runs the same measurement on the bare provider: a control for what the
   // machine itself does to two busy processes.
   const impl = (process.env.BENCH_SCALE_IMPL ?? 'signet') as Impl;
+  const storages = (process.env.BENCH_SCALE_STORAGES ?? 'redis,postgres').split(',') as Storage[];
   const dir = mkdtempSync(join(tmpdir(), 'signet-scale-'));
   const concurrency = 64;
-  const measured: { processes: number; runs: Run[] }[] = [];
+  const rows: string[][] = [];
+  const checks: Check[] = [];
   try {
-    for (const processes of [1, 2]) {
-      const prefix = `bench-scale-${Date.now()}-${processes}:`;
-      const servers = [];
-      for (let i = 0; i < processes; i++) servers.push(await startServer(impl, 'redis', dir, { core: String(i), prefix }));
-      try {
-        // The same warm-up per process as in the flow benchmark.
-        const urls = servers.map((s) => s.url).join(',');
-        await drive(impl, urls, concurrency, [], processes === 1 ? '1' : undefined, WARMUP * processes);
-        const runs: Run[] = [];
-        for (let r = 0; r < REPEATS; r++) {
-          runs.push(
-            await drive(
-              impl,
-              servers.map((s) => s.url).join(','),
-              concurrency,
-              servers.map((s) => s.child.pid as number),
-              processes === 1 ? '1' : undefined,
-            ),
-          );
+    for (const storage of storages) {
+      const measured: { processes: number; runs: Run[] }[] = [];
+      for (const processes of [1, 2]) {
+        const prefix = `bench-scale-${Date.now()}-${processes}:`;
+        // PostgreSQL: one schema both processes use, dropped after.
+        const schema = storage === 'postgres' ? postgresSchema() : undefined;
+        const servers = [];
+        try {
+          for (let i = 0; i < processes; i++) {
+            servers.push(
+              await startServer(impl, storage, dir, { core: String(i), prefix, ...(schema ? { storageUrl: schema.url } : {}) }),
+            );
+          }
+          // The same warm-up per process as in the flow benchmark.
+          const urls = servers.map((s) => s.url).join(',');
+          await drive(impl, urls, concurrency, [], processes === 1 ? '1' : undefined, WARMUP * processes);
+          const runs: Run[] = [];
+          for (let r = 0; r < REPEATS; r++) {
+            runs.push(
+              await drive(
+                impl,
+                urls,
+                concurrency,
+                servers.map((s) => s.child.pid as number),
+                processes === 1 ? '1' : undefined,
+              ),
+            );
+          }
+          measured.push({ processes, runs });
+        } finally {
+          await stopServers(servers);
+          await schema?.drop();
         }
-        measured.push({ processes, runs });
-      } finally {
-        await stopServers(servers);
       }
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const [one, two] = measured.map((m) => ({
-    processes: m.processes,
-    flows: median(m.runs.map((r) => r.flowsPerSecond)),
-    cpu: median(m.runs.map((r) => r.cpuMsPerFlow)),
-    p99: median(m.runs.map((r) => r.p99)),
-  })) as [
-    { processes: number; flows: number; cpu: number; p99: number },
-    { processes: number; flows: number; cpu: number; p99: number },
-  ];
-  const cpuRatio = two.cpu / one.cpu;
-  return {
-    title: `Scaling on Redis: one provider process against two${impl === 'bare' ? ' (bare oidc-provider, the control)' : ''}`,
-    table: {
-      head: ['processes', 'flows/s', 'CPU ms per flow (all processes)', 'p99 ms'],
-      rows: [one, two].map((m) => [String(m.processes), m.flows.toFixed(0), m.cpu.toFixed(2), m.p99.toFixed(1)]),
-    },
-    checks: [
-      {
-        name: 'CPU per flow, two processes / one',
+      const [one, two] = measured.map((m) => ({
+        processes: m.processes,
+        flows: median(m.runs.map((r) => r.flowsPerSecond)),
+        cpu: median(m.runs.map((r) => r.cpuMsPerFlow)),
+        p99: median(m.runs.map((r) => r.p99)),
+      })) as [
+        { processes: number; flows: number; cpu: number; p99: number },
+        { processes: number; flows: number; cpu: number; p99: number },
+      ];
+      for (const m of [one, two]) {
+        rows.push([`${STORAGE_NAMES[storage]}, ${m.processes}`, m.flows.toFixed(0), m.cpu.toFixed(2), m.p99.toFixed(1)]);
+      }
+      const cpuRatio = two.cpu / one.cpu;
+      checks.push({
+        name: `${STORAGE_NAMES[storage]}: CPU per flow, two processes / one (flows/s ${(two.flows / one.flows).toFixed(2)}×)`,
         value: cpuRatio,
         display: `${cpuRatio.toFixed(2)}×`,
         target: '≤ 1.15×',
         pass: cpuRatio <= 1.15,
-      },
-    ],
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return {
+    title: `Replicas: one provider process against two on one storage${impl === 'bare' ? ' (bare oidc-provider, the control)' : ''}`,
+    table: { head: ['storage, processes', 'flows/s', 'CPU ms per flow (all processes)', 'p99 ms'], rows },
+    checks,
     notes: [
-      `Concurrency ${concurrency}, ${SIDE_FLOWS} flows per run, ${REPEATS} runs (medians), after ${WARMUP} warm-up flows per process. One process: server on core 0, driver on core 1. Two processes: a server on each core, the driver's workers split between them and unpinned, so the driver and Redis compete with the servers for the same two cores: flows/s ${(two.flows / one.flows).toFixed(2)}× one process is what this machine allows, not a limit of Signet. CPU per flow is the measure of scaling efficiency only where the servers have cores of their own: on two vCPUs shared with the driver and Redis it rises for any server (BENCH_SCALE_IMPL=bare runs the bare oidc-provider as the control; see the history below).`,
+      `Concurrency ${concurrency}, ${SIDE_FLOWS} flows per run, ${REPEATS} runs (medians), after ${WARMUP} warm-up flows per process. One process: server on core 0, driver on core 1. Two processes: a server on each core, the driver's workers split between them and unpinned, so the driver and the storage server compete with the servers for the same two cores: flows/s two against one is what this machine allows, not a limit of Signet. CPU per flow is the measure of scaling efficiency only where the servers have cores of their own: on two vCPUs shared with the driver and the storage server it rises for any server (BENCH_SCALE_IMPL=bare runs the bare oidc-provider as the control; see the history below). BENCH_SCALE_STORAGES picks the storages.`,
     ],
   };
 }

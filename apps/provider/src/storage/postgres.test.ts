@@ -128,6 +128,24 @@ describe('PostgreSQL store: atomic operations', () => {
 });
 
 describe('PostgreSQL store: expiry sweep', () => {
+  it('one sweep goes on, a bounded statement at a time, until nothing expired is left (it keeps up with any rate)', async () => {
+    const schema = fresh();
+    const store = await createPostgresStore(schema.url, { sweepIntervalMs: 3_600_000, sweepBatch: 10 });
+    try {
+      await sql(
+        schema.url,
+        `INSERT INTO "${schema.schema}".kv (key, value, expires_at)
+           SELECT 'gone:' || i, 'x', now() - interval '1 second' FROM generate_series(1, 1500) i`,
+      );
+      // 1,500 rows at 10 a statement: 150 statements (a sweep capped at 100 left 500 for the next minute).
+      expect(await store.sweep()).toBe(1500);
+      expect(store.statements.get('sweep_kv')).toBeGreaterThanOrEqual(150);
+    } finally {
+      await store.close();
+      await schema.drop();
+    }
+  });
+
   it('deletes, on its own timer and in bounded batches, every expired row and set, and keeps the rest', async () => {
     const schema = fresh();
     await (await createPostgresStore(schema.url)).close();

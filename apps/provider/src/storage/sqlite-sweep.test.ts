@@ -56,13 +56,34 @@ describe('the SQLite expiry sweep', () => {
     await store.close();
   });
 
+  it('deletes in batches of 1,000 with a turn of the event loop between them, until none is left', async () => {
+    const file = await seeded(2_500, 10);
+    const store = createSqliteStore(file, { now: () => T, sweepIntervalMs: 3_600_000 });
+    let turns = 0;
+    let done = false;
+    const turn = () => {
+      turns += 1;
+      if (!done) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const removed = await store.sweep();
+    done = true;
+    // 2,500 values and 4 set members: three batches, two turns between them (one DELETE of
+    // everything held the event loop until it finished: no turn).
+    expect(removed).toBe(2_504);
+    expect(turns).toBeGreaterThanOrEqual(2);
+    expect(rows(file)).toEqual({ expiredKv: 0, sets: 2 });
+    expect(await store.get('live:9')).toBe('y');
+    await store.close();
+  });
+
   it('uses the expiry indexes, so a sweep reads the expired rows and not the whole table', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'signet-sweep-')), 'signet.db');
     const store = createSqliteStore(file);
     const db = new (loadDatabase())(file, { readonly: true });
     try {
       const plan = (sql: string) =>
-        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1) as { detail: string }[]).map((row) => row.detail).join('; ');
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1, 1000) as { detail: string }[]).map((row) => row.detail).join('; ');
       expect(plan(SWEEP.kv)).toMatch(/USING (COVERING )?INDEX kv_expiry/);
       expect(plan(SWEEP.sets)).toMatch(/USING (COVERING )?INDEX sets_expiry/);
     } finally {
