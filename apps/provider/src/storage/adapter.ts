@@ -65,10 +65,31 @@ const GRANTABLE = new Set([
   'PreAuthorizedCode',
 ]);
 
+/** How many session uids this process remembers the session id of (findByUid), at most. */
+const SESSION_IDS_HELD = 10_000;
+
 /** Where the adapter keeps a model's record (before the deployment prefix). */
 export const recordKey = (model: string, id: string) => `oidc:${model}:${id}`;
 
 export function createOidcAdapter(store: Store) {
+  /**
+   * Session uid → the session id this process stored it under, until the uid's record expires
+   * in storage. oidc-provider finds a session by uid on every token and userinfo request (a token
+   * that expires with its session), and a sign-in's token request usually reaches the replica
+   * that stored its session. Only a hint: the session found under it must still be there and
+   * name the same uid, or the uid is read from storage as before. A session is given a new id
+   * (a new sign-in in the same browser) by deleting the old record with the request that re-points
+   * the uid, and ended by deleting its record, so a remembered id whose session still exists is
+   * the uid's current one.
+   */
+  const sessionIds = new Map<string, { id: string; until: number }>();
+  const rememberSession = (uid: string, id: string, ttlSeconds: number | undefined) => {
+    if (ttlSeconds === undefined) return;
+    sessionIds.delete(uid);
+    if (sessionIds.size >= SESSION_IDS_HELD) sessionIds.delete(sessionIds.keys().next().value as string);
+    sessionIds.set(uid, { id, until: Date.now() + ttlSeconds * 1000 });
+  };
+
   return class SignetAdapter {
     readonly name: string;
 
@@ -83,6 +104,8 @@ export function createOidcAdapter(store: Store) {
     async upsert(id: string, payload: Payload, expiresIn?: number) {
       const key = this.key(id);
       const ttl = expiresIn === undefined ? undefined : expiresIn + (RETENTION_AFTER_EXPIRY[this.name] ?? 0);
+      // Before the write leaves: the uid's record in storage outlives what is remembered here.
+      if (payload.uid && this.name === 'Session') rememberSession(payload.uid, id, ttl);
       await store.set(key, JSON.stringify(payload), ttl);
       if (payload.grantId && GRANTABLE.has(this.name)) await store.addToSet(`oidc:grant:${payload.grantId}`, key, ttl);
       if (payload.userCode) await store.set(`oidc:${this.name}:userCode:${payload.userCode}`, id, ttl);
@@ -104,6 +127,14 @@ export function createOidcAdapter(store: Store) {
     }
 
     async findByUid(uid: string) {
+      const held = this.name === 'Session' ? sessionIds.get(uid) : undefined;
+      if (held !== undefined) {
+        if (held.until > Date.now()) {
+          const session = await this.find(held.id);
+          if (session?.uid === uid) return session;
+        }
+        sessionIds.delete(uid);
+      }
       const id = await store.get(`oidc:${this.name}:uid:${uid}`);
       return id === undefined ? undefined : this.find(id);
     }
@@ -131,7 +162,9 @@ export function createOidcAdapter(store: Store) {
 
     async destroy(id: string) {
       const key = this.key(id);
-      await store.delete(key, `${key}:consumed`);
+      // Only one-time models have a consumed marker to delete with the record.
+      if (CONSUMABLE.has(this.name)) await store.delete(key, `${key}:consumed`);
+      else await store.delete(key);
     }
 
     async revokeByGrantId(grantId: string) {
