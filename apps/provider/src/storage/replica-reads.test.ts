@@ -89,3 +89,53 @@ describe('a session found by uid (every token and userinfo request)', () => {
     expect(await a.store.run(() => new a.Adapter('Session').findByUid('u1'))).toBeUndefined();
   });
 });
+
+describe("a token's grant is read with the token's next read", () => {
+  it('finding an access token starts reading its grant; the grant is then read from that answer, not again', async () => {
+    const [a] = twoReplicas();
+    await a.store.run(async () => {
+      await new a.Adapter('AccessToken').upsert('at1', { grantId: 'g1', accountId: 'acc' }, 60);
+      await new a.Adapter('Grant').upsert('g1', { accountId: 'acc' }, 60);
+    });
+    a.reads.length = 0;
+    const grant = await a.store.run(async () => {
+      await new a.Adapter('AccessToken').find('at1');
+      // The grant's read left before this request asked for anything else.
+      expect(a.reads).toEqual(['get oidc:AccessToken:at1', 'get oidc:Grant:g1']);
+      await a.store.get('oidc:Session:elsewhere');
+      return new a.Adapter('Grant').find('g1');
+    });
+    expect(grant).toMatchObject({ accountId: 'acc' });
+    expect(a.reads).toEqual(['get oidc:AccessToken:at1', 'get oidc:Grant:g1', 'get oidc:Session:elsewhere']);
+  });
+
+  it('a grant revoked on the other replica before the token is found: token and grant are gone', async () => {
+    const [a, b] = twoReplicas();
+    await a.store.run(async () => {
+      await new a.Adapter('Grant').upsert('g1', { accountId: 'acc' }, 60);
+      await new a.Adapter('AccessToken').upsert('at1', { grantId: 'g1' }, 60);
+    });
+    await b.store.run(() => new b.Adapter('AccessToken').revokeByGrantId('g1'));
+    expect(await a.store.run(() => new a.Adapter('AccessToken').find('at1'))).toBeUndefined();
+    expect(await a.store.run(() => new a.Adapter('Grant').find('g1'))).toBeUndefined();
+  });
+
+  it("a read ahead never hides the request's own writes or a claim: they win over its answer", async () => {
+    const [a] = twoReplicas();
+    await a.store.set('k', 'stored');
+    await a.store.set('c', 'stored');
+    await a.store.run(async () => {
+      a.store.prefetch(['k', 'c']);
+      await a.store.set('k', 'mine');
+      expect(await a.store.get('k')).toBe('mine');
+      a.store.prefetch(['n']);
+      expect(await a.store.setIfAbsent('n', 'claimed')).toBe(true);
+      expect(await a.store.get('n')).toBe('claimed');
+      expect(await a.store.get('c')).toBe('stored');
+    });
+    // Outside a request, nothing is read ahead.
+    a.reads.length = 0;
+    a.store.prefetch(['k']);
+    expect(a.reads).toEqual([]);
+  });
+});
