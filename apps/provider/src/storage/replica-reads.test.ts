@@ -122,14 +122,15 @@ describe("a token's grant is read with the token's next read", () => {
 
   it("a read ahead never hides the request's own writes or a claim: they win over its answer", async () => {
     const [a] = twoReplicas();
-    await a.store.set('k', 'stored');
-    await a.store.set('c', 'stored');
+    // Every key of this file expires within a minute: nothing is left in the shared Redis.
+    await a.store.set('k', 'stored', 60);
+    await a.store.set('c', 'stored', 60);
     await a.store.run(async () => {
       a.store.prefetch(['k', 'c']);
-      await a.store.set('k', 'mine');
+      await a.store.set('k', 'mine', 60);
       expect(await a.store.get('k')).toBe('mine');
       a.store.prefetch(['n']);
-      expect(await a.store.setIfAbsent('n', 'claimed')).toBe(true);
+      expect(await a.store.setIfAbsent('n', 'claimed', 60)).toBe(true);
       expect(await a.store.get('n')).toBe('claimed');
       expect(await a.store.get('c')).toBe('stored');
     });
