@@ -113,6 +113,26 @@ describe('each request is one unit of storage work', () => {
       expect(counted(`operation="${operation}"`), operation).toBe(calls.filter((c) => c.operation === operation).length);
     }
     expect(counted('writes')).toBe(batches.reduce((sum, c) => sum + (c.writes ?? 0), 0));
+    // Reads go out as soon as the request knows it will make them, each with another when it can
+    // (one round trip on Redis): the wallet's link with the outcome's claim, a code's or token's
+    // grant with its session; the session by the id its uid was stored under here (no uid read).
+    const order = (request: string) =>
+      (byRequest.get(request) ?? [])
+        .filter((c) => c.operation !== 'batch' && !c.key?.startsWith('oidc:Client:'))
+        .map((c) => `${c.operation} ${c.key?.split(':').slice(0, 2).join(':')}`);
+    expect(order('POST /interaction/:uid')).toEqual([
+      'get oidc:Interaction',
+      'get wallet:eip155',
+      'setIfAbsent interaction:done',
+      'setIfAbsent wallet:eip155',
+    ]);
+    expect(order('POST /token')).toEqual([
+      'getMany oidc:AuthorizationCode',
+      'get oidc:Grant',
+      'get oidc:Session',
+      'setIfAbsent oidc:AuthorizationCode',
+    ]);
+    expect(order('GET /me')).toEqual(['get oidc:AccessToken', 'get oidc:Grant', 'get oidc:Session']);
     // One-time claims stay immediate and atomic: the new wallet's link to its new account (a
     // first sign-in), the interaction's outcome, and the code.
     expect(calls.filter((c) => c.operation === 'setIfAbsent').map((c) => `${c.request} ${c.key?.split(':')[0]}`)).toEqual([

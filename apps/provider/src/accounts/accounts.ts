@@ -57,6 +57,15 @@ export async function recordWalletUse(store: Store, walletId: string, profile: W
 }
 
 /**
+ * Starts reading the wallet's link for the current request, before its outcome is claimed: the
+ * read leaves with the claim (one round trip on Redis), and accountForSignIn finds it answered.
+ * Only a read: what accountForSignIn decides from it is unchanged.
+ */
+export function readAheadForSignIn(store: Store & { prefetch?(keys: string[]): void }, walletId: string): void {
+  store.prefetch?.([walletKey(walletId)]);
+}
+
+/**
  * The account a sign-in with this wallet belongs to: the wallet's account, or a new account
  * holding it (a person's first sign-in with the wallet). `created` says which.
  *

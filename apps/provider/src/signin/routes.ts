@@ -10,7 +10,7 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { accountForSignIn } from '../accounts/accounts.ts';
+import { accountForSignIn, readAheadForSignIn } from '../accounts/accounts.ts';
 import { recordWalletSignIn, type SessionLogin } from '../accounts/sessions.ts';
 import { TTL } from '../deployment/lifetimes.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
@@ -86,6 +86,7 @@ export function interactionRoutes(router: Router, services: Services) {
     }
     const signer = await verifySigner(services, details, body, { client: oidcClient, progress });
     const { accountId, method } = signer;
+    readAheadForSignIn(store, signer.wallet);
     const returnTo = await completeInteraction(store, loaded, async () => {
       const provider = services.provider();
       const signedInAt = Date.now();

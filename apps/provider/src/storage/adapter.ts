@@ -65,10 +65,42 @@ const GRANTABLE = new Set([
   'PreAuthorizedCode',
 ]);
 
+/**
+ * The models whose record names the grant oidc-provider reads next in the same request (a token
+ * or code is checked against its grant): finding one starts reading the grant at once
+ * (UnitOfWorkStore.prefetch), so it goes to the storage with the request's next read instead of
+ * in a round trip of its own.
+ */
+const READ_WITH_GRANT = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken']);
+
+/** How many session uids this process remembers the session id of (findByUid), at most. */
+const SESSION_IDS_HELD = 10_000;
+
 /** Where the adapter keeps a model's record (before the deployment prefix). */
 export const recordKey = (model: string, id: string) => `oidc:${model}:${id}`;
 
-export function createOidcAdapter(store: Store) {
+/** A store that can start reading keys for the current request ahead of its need (unit-of-work.ts). */
+type AdapterStore = Store & { prefetch?(keys: string[]): void };
+
+export function createOidcAdapter(store: AdapterStore) {
+  /**
+   * Session uid → the session id this process stored it under, until the uid's record expires
+   * in storage. oidc-provider finds a session by uid on every token and userinfo request (a token
+   * that expires with its session), and a sign-in's token request usually reaches the replica
+   * that stored its session. Only a hint: the session found under it must still be there and
+   * name the same uid, or the uid is read from storage as before. A session is given a new id
+   * (a new sign-in in the same browser) by deleting the old record with the request that re-points
+   * the uid, and ended by deleting its record, so a remembered id whose session still exists is
+   * the uid's current one.
+   */
+  const sessionIds = new Map<string, { id: string; until: number }>();
+  const rememberSession = (uid: string, id: string, ttlSeconds: number | undefined) => {
+    if (ttlSeconds === undefined) return;
+    sessionIds.delete(uid);
+    if (sessionIds.size >= SESSION_IDS_HELD) sessionIds.delete(sessionIds.keys().next().value as string);
+    sessionIds.set(uid, { id, until: Date.now() + ttlSeconds * 1000 });
+  };
+
   return class SignetAdapter {
     readonly name: string;
 
@@ -83,6 +115,8 @@ export function createOidcAdapter(store: Store) {
     async upsert(id: string, payload: Payload, expiresIn?: number) {
       const key = this.key(id);
       const ttl = expiresIn === undefined ? undefined : expiresIn + (RETENTION_AFTER_EXPIRY[this.name] ?? 0);
+      // Before the write leaves: the uid's record in storage outlives what is remembered here.
+      if (payload.uid && this.name === 'Session') rememberSession(payload.uid, id, ttl);
       await store.set(key, JSON.stringify(payload), ttl);
       if (payload.grantId && GRANTABLE.has(this.name)) await store.addToSet(`oidc:grant:${payload.grantId}`, key, ttl);
       if (payload.userCode) await store.set(`oidc:${this.name}:userCode:${payload.userCode}`, id, ttl);
@@ -94,16 +128,28 @@ export function createOidcAdapter(store: Store) {
       // Only one-time models have a consumed marker: the others cost one read, not two.
       if (!CONSUMABLE.has(this.name)) {
         const value = await store.get(key);
-        return value === undefined ? undefined : (JSON.parse(value) as Payload);
+        if (value === undefined) return undefined;
+        const payload = JSON.parse(value) as Payload;
+        if (payload.grantId && READ_WITH_GRANT.has(this.name)) store.prefetch?.([`oidc:Grant:${payload.grantId}`]);
+        return payload;
       }
       const [value, consumed] = await store.getMany([key, `${key}:consumed`]);
       if (value === undefined) return undefined;
       const payload = JSON.parse(value) as Payload;
       if (consumed !== undefined) payload.consumed = Number(consumed);
+      if (payload.grantId && READ_WITH_GRANT.has(this.name)) store.prefetch?.([`oidc:Grant:${payload.grantId}`]);
       return payload;
     }
 
     async findByUid(uid: string) {
+      const held = this.name === 'Session' ? sessionIds.get(uid) : undefined;
+      if (held !== undefined) {
+        if (held.until > Date.now()) {
+          const session = await this.find(held.id);
+          if (session?.uid === uid) return session;
+        }
+        sessionIds.delete(uid);
+      }
       const id = await store.get(`oidc:${this.name}:uid:${uid}`);
       return id === undefined ? undefined : this.find(id);
     }
@@ -131,7 +177,9 @@ export function createOidcAdapter(store: Store) {
 
     async destroy(id: string) {
       const key = this.key(id);
-      await store.delete(key, `${key}:consumed`);
+      // Only one-time models have a consumed marker to delete with the record.
+      if (CONSUMABLE.has(this.name)) await store.delete(key, `${key}:consumed`);
+      else await store.delete(key);
     }
 
     async revokeByGrantId(grantId: string) {

@@ -22,6 +22,8 @@ type Unit = {
   seen: Map<string, string | undefined>;
   /** Keys the held writes touch. */
   touched: Set<string>;
+  /** Reads started ahead of their need (prefetch), by key, until they are answered. */
+  pending: Map<string, Promise<void>>;
   /** False once stored: later writes (work the request left running) go to the store directly. */
   open: boolean;
 };
@@ -35,6 +37,13 @@ export type UnitOfWorkStore = Store & {
    * so the request reads again what `work` may have changed.
    */
   immediate<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Starts reading `keys` for the current request, which will read them soon: they leave with
+   * whatever else this turn of the event loop sends (one write, one round trip on Redis) instead
+   * of after the reads before them are answered. A read of one of them then waits for this one.
+   * Outside a request, nothing. A read that fails is forgotten (the request's own read tries again).
+   */
+  prefetch(keys: string[]): void;
 };
 
 export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
@@ -73,7 +82,10 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
         const key = keyOf?.(...args);
         if (key === undefined ? unit.writes.length > 0 : unit.touched.has(key)) await flush(unit);
         // The answer changes what is stored under the key: read it again next time.
-        if (key !== undefined) unit.seen.delete(key);
+        if (key !== undefined) {
+          unit.seen.delete(key);
+          unit.pending.delete(key);
+        }
       }
       return operation(...args);
     };
@@ -82,7 +94,7 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
     ...inner,
     kind: inner.kind,
     async run(work) {
-      const unit: Unit = { writes: [], seen: new Map(), touched: new Set(), open: true };
+      const unit: Unit = { writes: [], seen: new Map(), touched: new Set(), pending: new Map(), open: true };
       let result: Awaited<ReturnType<typeof work>>;
       try {
         result = await current.run(unit, work);
@@ -100,12 +112,40 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
         return await current.exit(work);
       } finally {
         unit?.seen.clear();
+        unit?.pending.clear();
       }
+    },
+    prefetch(keys) {
+      const unit = active();
+      if (!unit) return;
+      const missing = keys.filter((key) => !unit.seen.has(key) && !unit.pending.has(key));
+      if (missing.length === 0) return;
+      const read: Promise<void> = (
+        missing.length === 1 ? inner.get(missing[0] as string).then((value) => [value]) : inner.getMany(missing)
+      ).then(
+        (values) => {
+          missing.forEach((key, i) => {
+            // Only if nothing since made it stale: a write by this request, a claim on the key, `immediate`.
+            if (unit.pending.get(key) !== read) return;
+            unit.pending.delete(key);
+            if (!unit.seen.has(key)) unit.seen.set(key, values[i]);
+          });
+        },
+        () => {
+          for (const key of missing) if (unit.pending.get(key) === read) unit.pending.delete(key);
+        },
+      );
+      for (const key of missing) unit.pending.set(key, read);
     },
     async get(key) {
       const unit = active();
       if (!unit) return inner.get(key);
       if (unit.seen.has(key)) return unit.seen.get(key);
+      const ahead = unit.pending.get(key);
+      if (ahead !== undefined) {
+        await ahead;
+        if (unit.seen.has(key)) return unit.seen.get(key);
+      }
       const value = await inner.get(key);
       // A write by this request while the read was under way wins.
       if (!unit.seen.has(key)) unit.seen.set(key, value);
@@ -114,6 +154,8 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
     async getMany(keys) {
       const unit = active();
       if (!unit) return inner.getMany(keys);
+      const ahead = keys.flatMap((key) => unit.pending.get(key) ?? []);
+      if (ahead.length > 0) await Promise.all(ahead);
       const missing = keys.filter((key) => !unit.seen.has(key));
       if (missing.length > 0) {
         const values = await inner.getMany(missing);
@@ -153,5 +195,5 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
 
 /** The same interface with no unit: every operation goes straight to the store (memory storage). */
 export function withoutUnitsOfWork(inner: Store): UnitOfWorkStore {
-  return { ...inner, kind: inner.kind, run: (work) => work(), immediate: (work) => work() };
+  return { ...inner, kind: inner.kind, run: (work) => work(), immediate: (work) => work(), prefetch: () => {} };
 }
