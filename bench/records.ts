@@ -32,6 +32,13 @@ const MODELS = ['Session', 'Grant', 'AccessToken', 'RefreshToken', 'Authorizatio
 type Model = (typeof MODELS)[number];
 const DAY = 24 * 3600;
 
+/**
+ * The benchmark's own connection to the storage (seeding, sizes) never sweeps: the provider
+ * under test does, and a second sweeper in this process would take the write lock (SQLite) and
+ * a core from the driver at the same moments.
+ */
+const NO_SWEEP = 2 ** 31 - 1;
+
 /** Where one storage's records live for the benchmark, and how big they are. */
 type Place = {
   storage: Storage;
@@ -49,7 +56,7 @@ export async function openPlace(storage: Storage, dir: string): Promise<Place> {
       const path = join(dir, 'records.db');
       const { createSqliteStore } = await import('../apps/provider/src/storage/sqlite.ts');
       const { loadDatabase } = await import('../apps/provider/src/storage/sqlite-driver.ts');
-      const store = createSqliteStore(path);
+      const store = createSqliteStore(path, { sweepIntervalMs: NO_SWEEP });
       const Database = loadDatabase();
       return {
         storage,
@@ -72,7 +79,7 @@ export async function openPlace(storage: Storage, dir: string): Promise<Place> {
       const schema = postgresSchema();
       const { createPostgresStore } = await import('../apps/provider/src/storage/postgres.ts');
       const { sql } = await import('@signet/testkit/postgres');
-      const store = await createPostgresStore(schema.url);
+      const store = await createPostgresStore(schema.url, { sweepIntervalMs: NO_SWEEP });
       return {
         storage,
         url: schema.url,

@@ -102,10 +102,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     options.store ??
     (await createStore(config, {
       warn: (message) => logger.warn(message),
-      cacheClients: (active, reason) =>
-        active
-          ? logger.info('client records answered from memory, kept exact by Redis (CLIENT TRACKING)')
-          : logger.info({ reason }, 'client records read from Redis on every request'),
+      cacheClients: (active, reason) => {
+        const how =
+          config.storage.kind === 'postgres'
+            ? { by: 'PostgreSQL (LISTEN for announced changes)', from: 'PostgreSQL' }
+            : { by: 'Redis (CLIENT TRACKING)', from: 'Redis' };
+        if (active) logger.info(`client records answered from memory, kept exact by ${how.by}`);
+        else logger.info({ reason }, `client records read from ${how.from} on every request`);
+      },
     }));
   const metrics: Metrics = createMetrics();
   // Each operation that reaches the storage is counted (/metrics). A request's writes are stored

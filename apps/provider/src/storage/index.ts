@@ -16,8 +16,8 @@ export async function createStore(
   options: {
     warn?: (message: string) => void;
     /**
-     * Answer reads of client records from process memory where Redis can keep them exact (a
-     * long-running provider; not the CLI): told when that starts or stops.
+     * Answer reads of client records from process memory where Redis or PostgreSQL can keep them
+     * exact (a long-running provider; not the CLI): told when that starts or stops.
      */
     cacheClients?: (active: boolean, reason?: string) => void;
   } = {},
@@ -37,6 +37,7 @@ export async function createStore(
       return (await import('./postgres.ts')).createPostgresStore(config.storage.postgres, {
         poolSize: config.storagePoolSize,
         statementTimeoutMs: config.storageStatementTimeoutMs,
+        ...(options.cacheClients ? { cacheClients: options.cacheClients } : {}),
       });
   }
 }

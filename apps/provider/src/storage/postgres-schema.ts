@@ -82,9 +82,39 @@ $fn$;
 `;
 }
 
+/** The keys whose changes are announced (version 2): client records, which every request reads. */
+export const ANNOUNCED_PREFIX = 'oidc:Client:';
+
+/** The channel a schema's changes of announced keys go to (LISTEN / pg_notify; at most 63 bytes). */
+export const changesChannel = (schema: string) => `signet_${schema}`.slice(0, 63);
+
+/**
+ * Version 2: every insert, update or delete of an announced key (ANNOUNCED_PREFIX) sends the key
+ * on the schema's channel when its transaction commits, so that each provider may answer reads of
+ * those keys from memory and drop a key the moment another replica changes it (postgres-cache.ts).
+ */
+function version2(schema: string): string {
+  const s = q(schema);
+  const channel = changesChannel(schema).replace(/'/g, "''");
+  const prefix = ANNOUNCED_PREFIX.replace(/'/g, "''");
+  return `
+CREATE FUNCTION ${s}.announce_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM pg_notify('${channel}', CASE WHEN TG_OP = 'DELETE' THEN OLD.key ELSE NEW.key END);
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER kv_announce_write AFTER INSERT OR UPDATE ON ${s}.kv FOR EACH ROW
+  WHEN (left(NEW.key, ${ANNOUNCED_PREFIX.length}) = '${prefix}') EXECUTE FUNCTION ${s}.announce_change();
+CREATE TRIGGER kv_announce_delete AFTER DELETE ON ${s}.kv FOR EACH ROW
+  WHEN (left(OLD.key, ${ANNOUNCED_PREFIX.length}) = '${prefix}') EXECUTE FUNCTION ${s}.announce_change();
+`;
+}
+
 /** Every migration, in order: its version is its place in this list (1-based). Never edit one that shipped; add another. */
 export const MIGRATIONS: readonly { name: string; sql: (schema: string) => string }[] = [
   { name: 'key-value, sets, batch function', sql: version1 },
+  { name: 'client record changes announced', sql: version2 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length;

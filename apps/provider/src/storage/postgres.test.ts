@@ -227,8 +227,11 @@ describe('PostgreSQL store: migrations', () => {
     const stores = await Promise.all(Array.from({ length: 5 }, () => createPostgresStore(schema.url, { poolSize: 1 })));
     await Promise.all(stores.map((store) => store.close()));
     const rows = await sql(schema.url, `SELECT version, name FROM "${schema.schema}".schema_migrations`);
-    expect(rows).toEqual([{ version: 1, name: expect.any(String) }]);
-    expect(LATEST_VERSION).toBe(1);
+    expect(rows).toEqual([
+      { version: 1, name: expect.any(String) },
+      { version: 2, name: expect.any(String) },
+    ]);
+    expect(LATEST_VERSION).toBe(2);
   });
 
   it('waits a bounded time for another migration, then refuses in words naming the lock and PgBouncer', async () => {
@@ -254,11 +257,11 @@ describe('PostgreSQL store: migrations', () => {
   it('refuses a schema newer than this build, and (migrate: false) one that is behind', async () => {
     const schema = fresh();
     const behind = await createPostgresStore(schema.url, { migrate: false }).catch((e: Error) => e);
-    expect((behind as Error).message).toMatch(/is at version 0, this build needs 1: run signet storage migrate/);
+    expect((behind as Error).message).toMatch(/is at version 0, this build needs 2: run signet storage migrate/);
     await (await createPostgresStore(schema.url)).close();
     await sql(schema.url, `INSERT INTO "${schema.schema}".schema_migrations (version, name) VALUES (99, 'from the future')`);
     const newer = await createPostgresStore(schema.url).catch((e: Error) => e);
-    expect((newer as Error).message).toMatch(/at version 99, newer than this build of Signet knows \(1\)/);
+    expect((newer as Error).message).toMatch(/at version 99, newer than this build of Signet knows \(2\)/);
   });
 });
 

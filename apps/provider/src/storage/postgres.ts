@@ -20,7 +20,16 @@
  */
 import { SettingsError } from '@signet/settings';
 import pg from 'pg';
-import { LATEST_VERSION, MigrationLockTimeout, type MigrationResult, migrate, schemaVersion } from './postgres-schema.ts';
+import { type CachedReads, cachedReads } from './postgres-cache.ts';
+import {
+  ANNOUNCED_PREFIX,
+  changesChannel,
+  LATEST_VERSION,
+  MigrationLockTimeout,
+  type MigrationResult,
+  migrate,
+  schemaVersion,
+} from './postgres-schema.ts';
 import { describePostgres, type PostgresTarget, parsePostgresUrl, tlsOptions } from './postgres-url.ts';
 import { StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 
@@ -44,6 +53,11 @@ export type PostgresStoreOptions = {
   sweepBatch?: number;
   /** Told of each statement this store sends (its name): for tests and measurements. */
   onStatement?: (name: string) => void;
+  /**
+   * Answer reads of client records from process memory, dropped when any replica changes one
+   * (postgres-cache.ts): a long-running provider, not the CLI. Told when that starts or stops.
+   */
+  cacheClients?: (active: boolean, reason?: string) => void;
 };
 
 export type PostgresStore = Store & {
@@ -263,6 +277,7 @@ export async function createPostgresStore(
   const alive = '(expires_at IS NULL OR expires_at > now())';
   const SQL = {
     get: `SELECT value FROM ${s}.kv WHERE key = $1 AND ${alive}`,
+    getCacheable: `SELECT value, expires_at IS NOT NULL AS expires FROM ${s}.kv WHERE key = $1 AND ${alive}`,
     getMany: `SELECT key, value FROM ${s}.kv WHERE key = ANY($1::text[]) AND ${alive}`,
     set: `INSERT INTO ${s}.kv (key, value, expires_at) VALUES ($1, $2, now() + $3::float8 * interval '1 second')
           ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
@@ -351,10 +366,25 @@ export async function createPostgresStore(
         ttls.push(ttl(write.ttlSeconds));
       }
     }
-    return [ops, keys, values, ttls];
+    return [ops, keys, values, ttls] as const;
   };
 
   const rangeOf = (prefix: string) => [prefix, prefixEnd(prefix) ?? null] as const;
+
+  const cache: CachedReads | undefined = options.cacheClients
+    ? cachedReads(config, { prefix: ANNOUNCED_PREFIX, channel: changesChannel(target.schema), onChange: options.cacheClients })
+    : undefined;
+  /** Runs a write of `keys`: what memory holds of them is dropped before and after it. */
+  const writing = async <T>(keys: readonly string[], write: () => Promise<T>): Promise<T> => {
+    const covered = cache ? keys.filter((key) => cache.covers(key)) : [];
+    if (covered.length === 0) return write();
+    cache?.writing(covered);
+    try {
+      return await write();
+    } finally {
+      cache?.writing(covered);
+    }
+  };
 
   return {
     kind: 'postgres',
@@ -363,6 +393,12 @@ export async function createPostgresStore(
     roundTrips: () => roundTrips,
     sweep,
     async get(key) {
+      if (cache?.covers(key)) {
+        return cache.read(key, async () => {
+          const { rows } = await run<{ value: string; expires: boolean }>('get_cacheable', SQL.getCacheable, [key]);
+          return { value: rows[0]?.value, expires: rows[0]?.expires ?? false };
+        });
+      }
       const { rows } = await run<{ value: string }>('get', SQL.get, [key]);
       return rows[0]?.value;
     },
@@ -373,15 +409,15 @@ export async function createPostgresStore(
       return keys.map((key) => found.get(key));
     },
     async set(key, value, ttlSeconds) {
-      await run('set', SQL.set, [key, value, ttl(ttlSeconds)]);
+      await writing([key], () => run('set', SQL.set, [key, value, ttl(ttlSeconds)]));
     },
     async setIfAbsent(key, value, ttlSeconds) {
-      const result = await run('set_if_absent', SQL.setIfAbsent, [key, value, ttl(ttlSeconds)]);
+      const result = await writing([key], () => run('set_if_absent', SQL.setIfAbsent, [key, value, ttl(ttlSeconds)]));
       return result.rowCount === 1;
     },
     async delete(...keys) {
       if (keys.length === 0) return;
-      await run('delete', SQL.delete, [keys]);
+      await writing(keys, () => run('delete', SQL.delete, [keys]));
     },
     async addToSet(key, member, ttlSeconds) {
       await run('add_to_set', SQL.addToSet, [key, member, ttl(ttlSeconds)]);
@@ -396,8 +432,9 @@ export async function createPostgresStore(
     },
     async batch(writes) {
       const flat = flatten(writes);
-      if (flat[0]?.length === 0) return;
-      await run('batch', SQL.batch, flat);
+      const [ops, keys] = flat;
+      if (ops.length === 0) return;
+      await writing(keys, () => run('batch', SQL.batch, [...flat]));
     },
     async keys(prefix) {
       const [from, to] = rangeOf(prefix);
@@ -437,6 +474,7 @@ export async function createPostgresStore(
       clearInterval(timer);
       await sweeping;
       closed = true;
+      await cache?.close();
       await pool.end().catch(() => {});
     },
   };

@@ -1,0 +1,122 @@
+/**
+ * Reads of announced keys (client records) answered from process memory on PostgreSQL, exact
+ * across replicas: the schema's triggers send every changed key on the schema's channel when its
+ * transaction commits (postgres-schema.ts, version 2), and one connection of this process
+ * LISTENs there and drops the key. A sign-in reads its client six times; without this each is a
+ * round trip (bench/history.md).
+ *
+ * - Served from memory only while the listening connection is up and subscribed; when it drops,
+ *   everything held is dropped and reads go to the database until it is back (a change made
+ *   meanwhile was never announced to this process).
+ * - A read that was in flight when any change was announced is not kept (it may have read the
+ *   value before the change), nor is one made while this process's own write of that key is.
+ * - Only values without an expiry are held (client records have none), at most `maxEntries`
+ *   (when full, all are dropped) and for at most `maxAgeMs`.
+ * - Another replica's change is seen once its announcement arrives (milliseconds after its
+ *   commit), as with Redis's client-side tracking (redis-tracking.ts).
+ */
+import pg from 'pg';
+
+export type CachedReads = {
+  /** Whether `key` is one this cache may answer (its prefix is announced). */
+  covers(key: string): boolean;
+  /** The value from memory, or `load()`'s (kept when it may be). */
+  read(key: string, load: () => Promise<{ value: string | undefined; expires: boolean }>): Promise<string | undefined>;
+  /** This process writes `key`: dropped now, and nothing read meanwhile is kept. */
+  writing(keys: readonly string[]): void;
+  readonly active: boolean;
+  close(): Promise<void>;
+};
+
+export type CachedReadsOptions = {
+  prefix: string;
+  channel: string;
+  maxEntries?: number;
+  maxAgeMs?: number;
+  /** Delay before the listening connection is opened again after it dropped (ms, default 1000). */
+  retryMs?: number;
+  onChange?: (active: boolean, reason?: string) => void;
+};
+
+export function cachedReads(config: pg.ClientConfig, options: CachedReadsOptions): CachedReads {
+  const maxEntries = options.maxEntries ?? 10_000;
+  const maxAgeMs = options.maxAgeMs ?? 60_000;
+  const entries = new Map<string, { value: string; at: number }>();
+  let generation = 0;
+  let active = false;
+  let closed = false;
+  let listener: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  const drop = () => {
+    entries.clear();
+    generation += 1;
+  };
+  const setActive = (now: boolean, reason?: string) => {
+    if (now === active) return;
+    active = now;
+    options.onChange?.(now, reason);
+  };
+
+  const listen = async () => {
+    if (closed) return;
+    const client = new pg.Client(config);
+    listener = client;
+    const lost = (reason: string) => {
+      if (listener !== client) return;
+      listener = undefined;
+      drop();
+      setActive(false, reason);
+      client.end().catch(() => {});
+      if (!closed) retry = setTimeout(() => void listen(), options.retryMs ?? 1000);
+    };
+    client.on('error', (error) => lost(error.message));
+    client.on('end', () => lost('the listening connection closed'));
+    client.on('notification', (message) => {
+      if (message.payload !== undefined) entries.delete(message.payload);
+      generation += 1;
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${options.channel.replace(/"/g, '""')}"`);
+      if (listener !== client || closed) return;
+      // Whatever changed before the subscription was never announced here: start empty.
+      drop();
+      setActive(true);
+    } catch (error) {
+      lost((error as Error).message);
+    }
+  };
+  void listen();
+
+  return {
+    get active() {
+      return active;
+    },
+    covers: (key) => key.startsWith(options.prefix),
+    async read(key, load) {
+      const held = active ? entries.get(key) : undefined;
+      if (held && Date.now() - held.at < maxAgeMs) return held.value;
+      const before = generation;
+      const { value, expires } = await load();
+      if (active && before === generation && value !== undefined && !expires) {
+        if (entries.size >= maxEntries) entries.clear();
+        entries.set(key, { value, at: Date.now() });
+      }
+      return value;
+    },
+    writing(keys) {
+      for (const key of keys) entries.delete(key);
+      generation += 1;
+    },
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const client = listener;
+      listener = undefined;
+      drop();
+      setActive(false);
+      await client?.end().catch(() => {});
+    },
+  };
+}
