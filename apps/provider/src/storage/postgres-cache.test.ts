@@ -7,6 +7,7 @@
 import { postgresSchema, sql, type TestSchema } from '@signet/testkit/postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from './postgres.ts';
+import { cachedReads } from './postgres-cache.ts';
 
 const schemas: TestSchema[] = [];
 afterAll(async () => {
@@ -104,6 +105,57 @@ describe('PostgreSQL store: client records from memory', () => {
       expect(reads(a)).toBe(before);
       await b.set('oidc:Client:c2', 'v3');
       await expect.poll(() => a.get('oidc:Client:c2'), { timeout: 2000, interval: 10 }).toBe('v3');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describe('PostgreSQL store: announcements that do not arrive', () => {
+  it('nothing is served from memory when the probe announcement never reaches the listener (a transaction-pooling PgBouncer)', async () => {
+    const schema = postgresSchema();
+    schemas.push(schema);
+    const states: (boolean | string | undefined)[] = [];
+    const cache = cachedReads(
+      { connectionString: 'postgres://postgres@127.0.0.1:5432/test' },
+      {
+        prefix: 'oidc:Client:',
+        channel: `signet_${schema.schema}`,
+        // The probe is "sent" where the listener cannot hear it.
+        announce: async () => {},
+        probeTimeoutMs: 200,
+        retryMs: 60_000,
+        onChange: (active, reason) => states.push(active, reason),
+      },
+    );
+    try {
+      await sleep(600);
+      expect(cache.active).toBe(false);
+      let loads = 0;
+      const load = async () => {
+        loads += 1;
+        return { value: 'v', expires: false };
+      };
+      await cache.read('oidc:Client:x', load);
+      await cache.read('oidc:Client:x', load);
+      expect(loads).toBe(2);
+      // Never became active, so never told so.
+      expect(states).toEqual([]);
+    } finally {
+      await cache.close();
+    }
+  });
+
+  it('with a working listener, the probe arrives and memory serves', async () => {
+    const { a, b } = await replicas();
+    try {
+      await b.set('oidc:Client:p', 'v');
+      await sleep(100);
+      await a.get('oidc:Client:p');
+      const before = reads(a);
+      await a.get('oidc:Client:p');
+      expect(reads(a)).toBe(before);
+      expect(a.statements.get('announce')).toBeGreaterThanOrEqual(1);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

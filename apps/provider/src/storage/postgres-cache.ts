@@ -14,8 +14,15 @@
  *   (when full, all are dropped) and for at most `maxAgeMs`.
  * - Another replica's change is seen once its announcement arrives (milliseconds after its
  *   commit), as with Redis's client-side tracking (redis-tracking.ts).
+ * - Announcements must be seen to arrive: at start and every `probeMs`, a probe is announced
+ *   through the pool and must reach the listener within `probeTimeoutMs`, or nothing is served
+ *   from memory. Through a transaction-pooling PgBouncer a LISTEN lands on a server session the
+ *   listener does not keep, no probe arrives, and every read goes to the database.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+
+const PROBE = 'signet-probe:';
 
 export type CachedReads = {
   /** Whether `key` is one this cache may answer (its prefix is announced). */
@@ -35,6 +42,11 @@ export type CachedReadsOptions = {
   maxAgeMs?: number;
   /** Delay before the listening connection is opened again after it dropped (ms, default 1000). */
   retryMs?: number;
+  /** Announces `payload` on the channel through the store's own connections (the probe). */
+  announce(payload: string): Promise<void>;
+  /** How often announcements are probed (ms, default 30,000), and how long a probe may take (default 5,000). */
+  probeMs?: number;
+  probeTimeoutMs?: number;
   onChange?: (active: boolean, reason?: string) => void;
 };
 
@@ -47,6 +59,28 @@ export function cachedReads(config: pg.ClientConfig, options: CachedReadsOptions
   let closed = false;
   let listener: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let probing: NodeJS.Timeout | undefined;
+  /** The probe awaited, and what to do when it arrives. */
+  let awaited: { payload: string; arrived: () => void } | undefined;
+
+  /** Announces a probe and waits for it on `client`'s subscription; false when it does not come. */
+  const probe = async (client: pg.Client): Promise<boolean> => {
+    const payload = `${PROBE}${randomBytes(9).toString('base64url')}`;
+    let timer: NodeJS.Timeout | undefined;
+    const arrived = new Promise<boolean>((resolve) => {
+      awaited = { payload, arrived: () => resolve(true) };
+      timer = setTimeout(() => resolve(false), options.probeTimeoutMs ?? 5000);
+    });
+    try {
+      await options.announce(payload);
+      return (await arrived) && listener === client;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+      if (awaited?.payload === payload) awaited = undefined;
+    }
+  };
 
   const drop = () => {
     entries.clear();
@@ -68,21 +102,42 @@ export function cachedReads(config: pg.ClientConfig, options: CachedReadsOptions
       drop();
       setActive(false, reason);
       client.end().catch(() => {});
-      if (!closed) retry = setTimeout(() => void listen(), options.retryMs ?? 1000);
+      if (!closed) {
+        retry = setTimeout(() => void listen(), options.retryMs ?? 1000);
+        retry.unref();
+      }
     };
     client.on('error', (error) => lost(error.message));
     client.on('end', () => lost('the listening connection closed'));
     client.on('notification', (message) => {
-      if (message.payload !== undefined) entries.delete(message.payload);
+      const payload = message.payload ?? '';
+      if (payload.startsWith(PROBE)) {
+        if (awaited?.payload === payload) awaited.arrived();
+        return;
+      }
+      entries.delete(payload);
       generation += 1;
     });
     try {
       await client.connect();
       await client.query(`LISTEN "${options.channel.replace(/"/g, '""')}"`);
       if (listener !== client || closed) return;
+      if (!(await probe(client))) {
+        lost('announcements do not reach the listening connection (a transaction-pooling PgBouncer?)');
+        return;
+      }
       // Whatever changed before the subscription was never announced here: start empty.
       drop();
       setActive(true);
+      const again = async () => {
+        if (listener !== client || closed) return;
+        if (await probe(client)) {
+          probing = setTimeout(() => void again(), options.probeMs ?? 30_000);
+          probing.unref();
+        } else lost('a probe announcement did not arrive');
+      };
+      probing = setTimeout(() => void again(), options.probeMs ?? 30_000);
+      probing.unref();
     } catch (error) {
       lost((error as Error).message);
     }
@@ -112,6 +167,7 @@ export function cachedReads(config: pg.ClientConfig, options: CachedReadsOptions
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
+      if (probing) clearTimeout(probing);
       const client = listener;
       listener = undefined;
       drop();

@@ -372,7 +372,14 @@ export async function createPostgresStore(
   const rangeOf = (prefix: string) => [prefix, prefixEnd(prefix) ?? null] as const;
 
   const cache: CachedReads | undefined = options.cacheClients
-    ? cachedReads(config, { prefix: ANNOUNCED_PREFIX, channel: changesChannel(target.schema), onChange: options.cacheClients })
+    ? cachedReads(config, {
+        prefix: ANNOUNCED_PREFIX,
+        channel: changesChannel(target.schema),
+        onChange: options.cacheClients,
+        announce: async (payload) => {
+          await run('announce', 'SELECT pg_notify($1, $2)', [changesChannel(target.schema), payload]);
+        },
+      })
     : undefined;
   /** Runs a write of `keys`: what memory holds of them is dropped before and after it. */
   const writing = async <T>(keys: readonly string[], write: () => Promise<T>): Promise<T> => {
