@@ -272,7 +272,9 @@ describe('signet (the operator CLI)', () => {
       expect(signet(['storage', 'migrate'], env)).toMatchObject({
         status: 0,
         stdout: expect.stringMatching(
-          new RegExp(`^schema ${schema.schema} at postgres://127\\.0\\.0\\.1:5432/test: version 0 → 2\n  applied 1: key-value, sets, batch function\n  applied 2: client record changes announced\n$`),
+          new RegExp(
+            `^schema ${schema.schema} at postgres://127\\.0\\.0\\.1:5432/test: version 0 → 2\n  applied 1: key-value, sets, batch function\n  applied 2: client record changes announced\n$`,
+          ),
         ),
       });
       expect(JSON.parse(signet(['storage', 'migrate', '--json'], env).stdout)).toMatchObject({ from: 2, to: 2, applied: [] });
