@@ -273,11 +273,11 @@ describe('signet (the operator CLI)', () => {
         status: 0,
         stdout: expect.stringMatching(
           new RegExp(
-            `^schema ${schema.schema} at postgres://127\\.0\\.0\\.1:5432/test: version 0 → 2\n  applied 1: key-value, sets, batch function\n  applied 2: client record changes announced\n$`,
+            `^schema ${schema.schema} at postgres://127\\.0\\.0\\.1:5432/test: version 0 → 3\n  applied 1: key-value, sets, batch function\n  applied 2: client record changes announced\n  applied 3: reads that follow references\n$`,
           ),
         ),
       });
-      expect(JSON.parse(signet(['storage', 'migrate', '--json'], env).stdout)).toMatchObject({ from: 2, to: 2, applied: [] });
+      expect(JSON.parse(signet(['storage', 'migrate', '--json'], env).stdout)).toMatchObject({ from: 3, to: 3, applied: [] });
       expect(signet(['clients', 'add', '--redirect-uri', 'https://rp.example/cb', '--id', 'pg-rp', '--secret'], env).status).toBe(
         0,
       );

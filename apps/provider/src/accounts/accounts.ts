@@ -17,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { HttpError } from '../errors.ts';
-import type { Store } from '../storage/index.ts';
+import type { Reference, Store } from '../storage/index.ts';
 import { withLocks } from '../storage/lock.ts';
 
 export type LinkedWallet = { id: string; linkedAt: number };
@@ -61,8 +61,12 @@ export async function recordWalletUse(store: Store, walletId: string, profile: W
  * read leaves with the claim (one round trip on Redis), and accountForSignIn finds it answered.
  * Only a read: what accountForSignIn decides from it is unchanged.
  */
-export function readAheadForSignIn(store: Store & { prefetch?(keys: string[]): void }, walletId: string): void {
-  store.prefetch?.([walletKey(walletId)]);
+export function readAheadForSignIn(
+  store: Store & { prefetch?(keys: string[], references?: readonly Reference[]): void },
+  walletId: string,
+): void {
+  // PostgreSQL: the account the link names, in the same statement (the link's value is its id).
+  store.prefetch?.([walletKey(walletId)], [{ path: [], prefix: accountKey('') }]);
 }
 
 /**

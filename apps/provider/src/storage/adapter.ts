@@ -1,5 +1,5 @@
 import { errors } from 'oidc-provider';
-import type { Store } from './store.ts';
+import type { Reference, Store } from './store.ts';
 
 type Payload = Record<string, unknown> & {
   grantId?: string;
@@ -73,14 +73,38 @@ const GRANTABLE = new Set([
  */
 const READ_WITH_GRANT = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken']);
 
+/** A token's grant, and its session through the session's uid record (oidc-provider reads both next). */
+const TOKEN_REFERENCES: readonly Reference[] = [
+  { path: ['grantId'], prefix: 'oidc:Grant:' },
+  { path: ['sessionUid'], prefix: 'oidc:Session:uid:', via: 'oidc:Session:' },
+];
+/**
+ * What a model's record names that oidc-provider reads next in the same request, read with it
+ * where the storage can follow references in one statement (PostgreSQL; UnitOfWorkStore.getFollowing):
+ * a token or code is checked against its grant and session; an interaction being resumed
+ * names the grant its consent made.
+ */
+const REFERENCES: Record<string, readonly Reference[]> = {
+  AccessToken: TOKEN_REFERENCES,
+  AuthorizationCode: TOKEN_REFERENCES,
+  RefreshToken: TOKEN_REFERENCES,
+  Interaction: [{ path: ['result', 'consent', 'grantId'], prefix: 'oidc:Grant:' }],
+};
+
 /** How many session uids this process remembers the session id of (findByUid), at most. */
 const SESSION_IDS_HELD = 10_000;
 
 /** Where the adapter keeps a model's record (before the deployment prefix). */
 export const recordKey = (model: string, id: string) => `oidc:${model}:${id}`;
 
-/** A store that can start reading keys for the current request ahead of its need (unit-of-work.ts). */
-type AdapterStore = Store & { prefetch?(keys: string[]): void };
+/**
+ * A store that can start reading keys for the current request ahead of its need, and read what a
+ * record refers to with it (unit-of-work.ts).
+ */
+type AdapterStore = Store & {
+  prefetch?(keys: string[]): void;
+  getFollowing?(keys: string[], references: readonly Reference[]): Promise<(string | undefined)[]>;
+};
 
 export function createOidcAdapter(store: AdapterStore) {
   /**
@@ -125,15 +149,18 @@ export function createOidcAdapter(store: AdapterStore) {
 
     async find(id: string): Promise<Payload | undefined> {
       const key = this.key(id);
+      const references = REFERENCES[this.name];
+      const read = (keys: string[]) =>
+        references && store.getFollowing ? store.getFollowing(keys, references) : store.getMany(keys);
       // Only one-time models have a consumed marker: the others cost one read, not two.
       if (!CONSUMABLE.has(this.name)) {
-        const value = await store.get(key);
+        const value = references && store.getFollowing ? (await read([key]))[0] : await store.get(key);
         if (value === undefined) return undefined;
         const payload = JSON.parse(value) as Payload;
         if (payload.grantId && READ_WITH_GRANT.has(this.name)) store.prefetch?.([`oidc:Grant:${payload.grantId}`]);
         return payload;
       }
-      const [value, consumed] = await store.getMany([key, `${key}:consumed`]);
+      const [value, consumed] = await read([key, `${key}:consumed`]);
       if (value === undefined) return undefined;
       const payload = JSON.parse(value) as Payload;
       if (consumed !== undefined) payload.consumed = Number(consumed);

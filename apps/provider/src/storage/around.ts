@@ -4,6 +4,7 @@ import type { Store, Write } from './store.ts';
 export const STORAGE_OPERATIONS = [
   'get',
   'getMany',
+  'getWithReferences',
   'set',
   'setIfAbsent',
   'delete',
@@ -27,11 +28,18 @@ export function aroundEachOperation(
   inner: Store,
   around: <T>(operation: StorageOperation, detail: OperationDetail, run: () => Promise<T>) => Promise<T>,
 ): Store {
+  const withReferences = inner.getWithReferences?.bind(inner);
   return {
     ...inner,
     kind: inner.kind,
     get: (key) => around('get', { key }, () => inner.get(key)),
     getMany: (keys) => around('getMany', { key: keys[0] }, () => inner.getMany(keys)),
+    ...(withReferences
+      ? {
+          getWithReferences: (keys, references) =>
+            around('getWithReferences', { key: keys[0] }, () => withReferences(keys, references)),
+        }
+      : {}),
     set: (key, value, ttl) => around('set', { key }, () => inner.set(key, value, ttl)),
     setIfAbsent: (key, value, ttl) => around('setIfAbsent', { key }, () => inner.setIfAbsent(key, value, ttl)),
     delete: (...keys) => around('delete', { key: keys[0] }, () => inner.delete(...keys)),

@@ -4,7 +4,7 @@ import type { Store } from './store.ts';
 
 export { createOidcAdapter, listModelIds } from './adapter.ts';
 export { checkEvictionPolicy } from './eviction.ts';
-export { StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
+export { type Reference, StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 export { createMemoryStore };
 
 /**

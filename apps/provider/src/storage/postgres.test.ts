@@ -230,8 +230,9 @@ describe('PostgreSQL store: migrations', () => {
     expect(rows).toEqual([
       { version: 1, name: expect.any(String) },
       { version: 2, name: expect.any(String) },
+      { version: 3, name: expect.any(String) },
     ]);
-    expect(LATEST_VERSION).toBe(2);
+    expect(LATEST_VERSION).toBe(3);
   });
 
   it('waits a bounded time for another migration, then refuses in words naming the lock and PgBouncer', async () => {
@@ -257,11 +258,11 @@ describe('PostgreSQL store: migrations', () => {
   it('refuses a schema newer than this build, and (migrate: false) one that is behind', async () => {
     const schema = fresh();
     const behind = await createPostgresStore(schema.url, { migrate: false }).catch((e: Error) => e);
-    expect((behind as Error).message).toMatch(/is at version 0, this build needs 2: run signet storage migrate/);
+    expect((behind as Error).message).toMatch(/is at version 0, this build needs 3: run signet storage migrate/);
     await (await createPostgresStore(schema.url)).close();
     await sql(schema.url, `INSERT INTO "${schema.schema}".schema_migrations (version, name) VALUES (99, 'from the future')`);
     const newer = await createPostgresStore(schema.url).catch((e: Error) => e);
-    expect((newer as Error).message).toMatch(/at version 99, newer than this build of Signet knows \(2\)/);
+    expect((newer as Error).message).toMatch(/at version 99, newer than this build of Signet knows \(3\)/);
   });
 });
 
@@ -327,6 +328,87 @@ describe('PostgreSQL store: failures answer 503 (StorageUnavailableError), never
       await store.set('text', 'not a number');
       await expect(store.increment('text', 60)).rejects.toMatchObject({ code: '22P02' });
       await expect(store.increment('text', 60)).rejects.not.toMatchObject({ name: 'StorageUnavailableError' });
+    });
+  });
+});
+
+describe('PostgreSQL store: a read that follows references (getWithReferences)', () => {
+  const GRANT = { path: ['grantId'], prefix: 'oidc:Grant:' };
+  const SESSION = { path: ['sessionUid'], prefix: 'oidc:Session:uid:', via: 'oidc:Session:' };
+
+  it('a token, its consumed marker, its grant and its session through the uid record: one statement, one round trip', async () => {
+    await withStore(async (store) => {
+      await store.batch([
+        { op: 'set', key: 'oidc:AccessToken:t1', value: JSON.stringify({ grantId: 'g1', sessionUid: 'u1' }), ttlSeconds: 60 },
+        { op: 'set', key: 'oidc:Grant:g1', value: '{"jti":"g1"}', ttlSeconds: 60 },
+        { op: 'set', key: 'oidc:Session:uid:u1', value: 's1', ttlSeconds: 60 },
+        { op: 'set', key: 'oidc:Session:s1', value: '{"uid":"u1"}', ttlSeconds: 60 },
+      ]);
+      const [statements, trips] = [store.statements.get('get_with_references') ?? 0, store.roundTrips()];
+      const found = await store.getWithReferences(['oidc:AccessToken:t1', 'oidc:AccessToken:t1:consumed'], [GRANT, SESSION]);
+      expect(Object.fromEntries(found)).toEqual({
+        'oidc:AccessToken:t1': JSON.stringify({ grantId: 'g1', sessionUid: 'u1' }),
+        'oidc:AccessToken:t1:consumed': undefined,
+        'oidc:Grant:g1': '{"jti":"g1"}',
+        'oidc:Session:uid:u1': 's1',
+        'oidc:Session:s1': '{"uid":"u1"}',
+      });
+      expect(store.statements.get('get_with_references')).toBe(statements + 1);
+      expect(store.roundTrips()).toBe(trips + 1);
+    });
+  });
+
+  it('what is named but not stored, or expired, is answered as absent; a record that names nothing, or no record, follows nothing', async () => {
+    await withStore(async (store) => {
+      await store.batch([
+        { op: 'set', key: 'oidc:Code:c1', value: JSON.stringify({ grantId: 'gone', sessionUid: 'u2' }), ttlSeconds: 60 },
+        { op: 'set', key: 'oidc:Session:uid:u2', value: 's2', ttlSeconds: 60 },
+        { op: 'set', key: 'oidc:Code:c2', value: JSON.stringify({ grantId: 'old' }), ttlSeconds: 60 },
+        { op: 'set', key: 'oidc:Grant:old', value: '{}', ttlSeconds: 1 },
+        // Not strings where a key is named: a number, an object, null. Not followed.
+        {
+          op: 'set',
+          key: 'oidc:Code:c3',
+          value: JSON.stringify({ grantId: 7, sessionUid: { a: 1 }, other: null }),
+          ttlSeconds: 60,
+        },
+      ]);
+      await sleep(1100);
+      expect(Object.fromEntries(await store.getWithReferences(['oidc:Code:c1'], [GRANT, SESSION]))).toEqual({
+        'oidc:Code:c1': JSON.stringify({ grantId: 'gone', sessionUid: 'u2' }),
+        'oidc:Grant:gone': undefined,
+        'oidc:Session:uid:u2': 's2',
+        'oidc:Session:s2': undefined,
+      });
+      expect(Object.fromEntries(await store.getWithReferences(['oidc:Code:c2'], [GRANT]))).toEqual({
+        'oidc:Code:c2': JSON.stringify({ grantId: 'old' }),
+        'oidc:Grant:old': undefined,
+      });
+      expect(Object.fromEntries(await store.getWithReferences(['oidc:Code:c3'], [GRANT, SESSION]))).toEqual({
+        'oidc:Code:c3': JSON.stringify({ grantId: 7, sessionUid: { a: 1 }, other: null }),
+      });
+      expect(Object.fromEntries(await store.getWithReferences(['oidc:Code:none', 'x'], [GRANT]))).toEqual({
+        'oidc:Code:none': undefined,
+        x: undefined,
+      });
+    });
+  });
+
+  it('a nested path; an empty path takes the value itself as the id (a wallet link names its account), JSON or not', async () => {
+    await withStore(async (store) => {
+      await store.batch([
+        { op: 'set', key: 'oidc:Interaction:i1', value: JSON.stringify({ result: { consent: { grantId: 'g9' } } }) },
+        { op: 'set', key: 'oidc:Grant:g9', value: 'grant' },
+        { op: 'set', key: 'wallet:eip155:0:a', value: 'acct_1' },
+        { op: 'set', key: 'account:acct_1', value: '{"id":"acct_1"}' },
+      ]);
+      const nested = await store.getWithReferences(
+        ['oidc:Interaction:i1'],
+        [{ path: ['result', 'consent', 'grantId'], prefix: 'oidc:Grant:' }],
+      );
+      expect(nested.get('oidc:Grant:g9')).toBe('grant');
+      const link = await store.getWithReferences(['wallet:eip155:0:a'], [{ path: [], prefix: 'account:' }]);
+      expect(Object.fromEntries(link)).toEqual({ 'wallet:eip155:0:a': 'acct_1', 'account:acct_1': '{"id":"acct_1"}' });
     });
   });
 });

@@ -5,7 +5,8 @@
  *
  * - Every operation is one statement and one round trip, a named (prepared) statement on a pooled
  *   connection; a request's writes (Store.batch) are one call of `apply_writes`: one statement,
- *   one transaction, one round trip, however many writes.
+ *   one transaction, one round trip, however many writes. A read that follows references
+ *   (getWithReferences: a token with its grant and session) is one call of `read_with_references`.
  * - setIfAbsent and increment are single INSERT … ON CONFLICT statements: atomic under
  *   concurrency, an expired row counting as absent.
  * - Expiry uses the database's clock (now()), the one clock every replica shares: reads never
@@ -62,6 +63,7 @@ export type PostgresStoreOptions = {
 
 export type PostgresStore = Store & {
   readonly schema: string;
+  getWithReferences: NonNullable<Store['getWithReferences']>;
   /** Deletes expired rows now, in bounded batches; resolves to how many rows went. */
   sweep(): Promise<number>;
   /** Statements sent so far, by name (also with onStatement). */
@@ -279,6 +281,8 @@ export async function createPostgresStore(
     get: `SELECT value FROM ${s}.kv WHERE key = $1 AND ${alive}`,
     getCacheable: `SELECT value, expires_at IS NOT NULL AS expires FROM ${s}.kv WHERE key = $1 AND ${alive}`,
     getMany: `SELECT key, value FROM ${s}.kv WHERE key = ANY($1::text[]) AND ${alive}`,
+    // The keys asked for ($1), and what the first one's value names ($2 paths, $3 prefixes, $4 lookup prefixes).
+    getWithReferences: `SELECT found_key AS key, found_value AS value FROM ${s}.read_with_references($1::text[], $2::text[], $3::text[], $4::text[])`,
     set: `INSERT INTO ${s}.kv (key, value, expires_at) VALUES ($1, $2, now() + $3::float8 * interval '1 second')
           ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
     setIfAbsent: `INSERT INTO ${s}.kv AS t (key, value, expires_at) VALUES ($1, $2, now() + $3::float8 * interval '1 second')
@@ -414,6 +418,18 @@ export async function createPostgresStore(
       const { rows } = await run<{ key: string; value: string }>('get_many', SQL.getMany, [keys]);
       const found = new Map(rows.map((row) => [row.key, row.value]));
       return keys.map((key) => found.get(key));
+    },
+    async getWithReferences(keys, references) {
+      const found = new Map<string, string | undefined>(keys.map((key) => [key, undefined]));
+      if (keys.length === 0) return found;
+      const { rows } = await run<{ key: string; value: string | null }>('get_with_references', SQL.getWithReferences, [
+        keys,
+        references.map((reference) => `{${reference.path.map((part) => JSON.stringify(part)).join(',')}}`),
+        references.map((reference) => reference.prefix),
+        references.map((reference) => reference.via ?? null),
+      ]);
+      for (const row of rows) found.set(row.key, row.value ?? undefined);
+      return found;
     },
     async set(key, value, ttlSeconds) {
       await writing([key], () => run('set', SQL.set, [key, value, ttl(ttlSeconds)]));

@@ -11,6 +11,13 @@ export interface Store {
   get(key: string): Promise<string | undefined>;
   /** Several values in one round trip, in order. */
   getMany(keys: string[]): Promise<(string | undefined)[]>;
+  /**
+   * PostgreSQL only: `keys`, and the records the first key's JSON value refers to (References),
+   * read in one statement instead of one round trip per hop. Answers every key read: `keys`, and
+   * each reference the value holds (undefined where nothing is stored under it). Other stores
+   * have none; the unit of work then reads `keys` alone (unit-of-work.ts).
+   */
+  getWithReferences?(keys: string[], references: readonly Reference[]): Promise<Map<string, string | undefined>>;
   /** Sets a value; `ttlSeconds` undefined means no expiry. */
   set(key: string, value: string, ttlSeconds?: number): Promise<void>;
   /** Sets only when absent (or expired); true when this call set it. Atomic: of several
@@ -41,6 +48,13 @@ export interface Store {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * A key named inside a stored JSON value: `prefix` + the string at `path` (an empty path: the
+ * value itself is an id, not JSON). With `via`, the value stored under that key is itself an
+ * id, and `via` + that id is read too (a lookup record, such as a session's uid → its id).
+ */
+export type Reference = { readonly path: readonly string[]; readonly prefix: string; readonly via?: string };
 
 /** A live record as read by Store.entries: a value or a set, and its milliseconds left (absent: no expiry). */
 export type StoredEntry = { key: string; ttlMs?: number } & (

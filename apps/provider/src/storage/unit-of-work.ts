@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Store, Write } from './store.ts';
+import type { Reference, Store, Write } from './store.ts';
 
 /**
  * One request's storage work. Its writes (set, delete, addToSet) are held and stored together
@@ -42,8 +42,17 @@ export type UnitOfWorkStore = Store & {
    * whatever else this turn of the event loop sends (one write, one round trip on Redis) instead
    * of after the reads before them are answered. A read of one of them then waits for this one.
    * Outside a request, nothing. A read that fails is forgotten (the request's own read tries again).
+   * With `references` (and a store that follows them: getWithReferences), what the first key's
+   * value refers to is read in the same statement and answers the request's later reads too.
    */
-  prefetch(keys: string[]): void;
+  prefetch(keys: string[], references?: readonly Reference[]): void;
+  /**
+   * getMany, and where the store can (PostgreSQL: Store.getWithReferences) also the records the
+   * first key's JSON value refers to, in the same statement: the request's later reads of them
+   * are then answered from what it read (a token and its grant and session: one round trip, not
+   * three). Elsewhere, getMany alone.
+   */
+  getFollowing(keys: string[], references: readonly Reference[]): Promise<(string | undefined)[]>;
 };
 
 export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
@@ -90,7 +99,7 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
       return operation(...args);
     };
 
-  return {
+  const store: UnitOfWorkStore = {
     ...inner,
     kind: inner.kind,
     async run(work) {
@@ -115,13 +124,24 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
         unit?.pending.clear();
       }
     },
-    prefetch(keys) {
+    prefetch(keys, references) {
       const unit = active();
       if (!unit) return;
       const missing = keys.filter((key) => !unit.seen.has(key) && !unit.pending.has(key));
       if (missing.length === 0) return;
+      const follow = references?.length && missing[0] === keys[0] ? inner.getWithReferences?.bind(inner) : undefined;
       const read: Promise<void> = (
-        missing.length === 1 ? inner.get(missing[0] as string).then((value) => [value]) : inner.getMany(missing)
+        follow
+          ? follow(missing, references ?? []).then((found) => {
+              // What the value referred to: unless this request wrote, claimed or is reading it since.
+              for (const [key, value] of found) {
+                if (!missing.includes(key) && !unit.seen.has(key) && !unit.pending.has(key)) unit.seen.set(key, value);
+              }
+              return missing.map((key) => found.get(key));
+            })
+          : missing.length === 1
+            ? inner.get(missing[0] as string).then((value) => [value])
+            : inner.getMany(missing)
       ).then(
         (values) => {
           missing.forEach((key, i) => {
@@ -150,6 +170,21 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
       // A write by this request while the read was under way wins.
       if (!unit.seen.has(key)) unit.seen.set(key, value);
       return unit.seen.get(key);
+    },
+    async getFollowing(keys, references) {
+      const unit = active();
+      if (!unit || !inner.getWithReferences || references.length === 0) {
+        // As the caller would read them itself: one key with get, several with getMany.
+        return keys.length === 1 ? [await store.get(keys[0] as string)] : store.getMany(keys);
+      }
+      const ahead = keys.flatMap((key) => unit.pending.get(key) ?? []);
+      if (ahead.length > 0) await Promise.all(ahead);
+      if (!keys.every((key) => unit.seen.has(key))) {
+        const found = await inner.getWithReferences(keys, references);
+        // What the request wrote, claimed or started reading since keeps its own answer.
+        for (const [key, value] of found) if (!unit.seen.has(key) && !unit.pending.has(key)) unit.seen.set(key, value);
+      }
+      return keys.map((key) => unit.seen.get(key));
     },
     async getMany(keys) {
       const unit = active();
@@ -191,9 +226,17 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
     ping: () => inner.ping(),
     close: () => inner.close(),
   };
+  return store;
 }
 
 /** The same interface with no unit: every operation goes straight to the store (memory storage). */
 export function withoutUnitsOfWork(inner: Store): UnitOfWorkStore {
-  return { ...inner, kind: inner.kind, run: (work) => work(), immediate: (work) => work(), prefetch: () => {} };
+  return {
+    ...inner,
+    kind: inner.kind,
+    run: (work) => work(),
+    immediate: (work) => work(),
+    prefetch: () => {},
+    getFollowing: async (keys) => (keys.length === 1 ? [await inner.get(keys[0] as string)] : inner.getMany(keys)),
+  };
 }
