@@ -1,7 +1,7 @@
 import { type ChainableCommander, Cluster, Redis, type RedisOptions } from 'ioredis';
 import { type TrackedReads, trackReads } from './redis-tracking.ts';
 import { parseRedisUrl, type RedisTarget } from './redis-url.ts';
-import { StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
+import { type Reference, StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 
 export type RedisStoreOptions = {
   /** Prepended to every key, so several deployments can share one Redis (default "signet:"). */
@@ -35,6 +35,54 @@ const INCREMENT = `
 local n = redis.call('INCRBY', KEYS[1], ARGV[1])
 if redis.call('PTTL', KEYS[1]) == -1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return n`;
+
+/**
+ * The keys asked for (KEYS), and what the first one's value names (Store.getWithReferences):
+ * ARGV[1] the deployment prefix, then per reference its path (a JSON array), its key prefix and
+ * its lookup prefix ('' for none). Answers key, value pairs (keys without the deployment prefix
+ * for those it named; false where nothing is stored). It reads keys it was not given, which a
+ * Cluster cannot route: one server or a Sentinel group's primary only.
+ */
+const READ_WITH_REFERENCES = `
+local values = redis.call('MGET', unpack(KEYS))
+local out = {}
+local root = values[1]
+if root then
+  local doc
+  for j = 2, #ARGV, 3 do
+    local path = cjson.decode(ARGV[j])
+    local id = nil
+    if #path == 0 then
+      id = root
+    else
+      if doc == nil then
+        local ok, decoded = pcall(cjson.decode, root)
+        doc = ok and decoded or false
+      end
+      local node = doc
+      for _, part in ipairs(path) do
+        if type(node) == 'table' then node = node[part] else node = nil end
+      end
+      if type(node) == 'string' then id = node end
+    end
+    if id then
+      local named = ARGV[j + 1] .. id
+      local value = redis.call('GET', ARGV[1] .. named)
+      out[#out + 1] = named
+      out[#out + 1] = value
+      if ARGV[j + 2] ~= '' and value then
+        local looked = ARGV[j + 2] .. value
+        out[#out + 1] = looked
+        out[#out + 1] = redis.call('GET', ARGV[1] .. looked)
+      end
+    end
+  end
+end
+for i = 1, #KEYS do
+  out[#out + 1] = ''
+  out[#out + 1] = values[i]
+end
+return out`;
 
 /**
  * The ioredis client for a shape, and the servers that hold data (one, or each Cluster primary).
@@ -126,9 +174,11 @@ function writesPerTurn(client: Redis): () => void {
 /**
  * Redis storage (ioredis), the way to run several provider replicas: one server (redis://,
  * rediss://), a Sentinel group (the primary is found through the sentinels and followed through
- * a failover) or a Redis Cluster. Every command and every Lua script touches exactly one key,
- * so no two keys need to share a hash slot (no hash tags); on a Cluster, reads of several keys
- * are one GET each (auto-pipelined per node) and a listing scans every primary.
+ * a failover) or a Redis Cluster. On a Cluster every command and every Lua script touches exactly
+ * one key, so no two keys need to share a hash slot (no hash tags): reads of several keys are one
+ * GET each (auto-pipelined per node) and a listing scans every primary. On one server (or a
+ * Sentinel group's primary), a read that follows references is one script that also reads the
+ * keys the record names (READ_WITH_REFERENCES).
  */
 export function createRedisStore(
   url: string | RedisTarget,
@@ -152,9 +202,11 @@ export function createRedisStore(
   // Scripts as commands: ioredis sends EVALSHA (the script's text only once per connection).
   client.defineCommand('signetAddToSet', { numberOfKeys: 1, lua: ADD_TO_SET });
   client.defineCommand('signetIncrement', { numberOfKeys: 1, lua: INCREMENT });
+  if (!cluster) client.defineCommand('signetReadWithReferences', { lua: READ_WITH_REFERENCES });
   const scripts = client as unknown as {
     signetAddToSet(key: string, member: string, ttlMs: number): Promise<unknown>;
     signetIncrement(key: string, by: number, ttlMs: number): Promise<unknown>;
+    signetReadWithReferences(count: number, ...keysThenArgs: string[]): Promise<(string | null)[]>;
   };
   const p = (key: string) => prefix + key;
   /**
@@ -215,6 +267,28 @@ export function createRedisStore(
         const values = cluster ? await Promise.all(keys.map((key) => client.get(p(key)))) : await client.mget(keys.map(p));
         return values.map((v) => v ?? undefined);
       }),
+    ...(cluster
+      ? {}
+      : {
+          getWithReferences: (keys: string[], references: readonly Reference[]) =>
+            guard(async () => {
+              const found = new Map<string, string | undefined>();
+              if (keys.length === 0) return found;
+              const answer = await scripts.signetReadWithReferences(
+                keys.length,
+                ...keys.map(p),
+                prefix,
+                ...references.flatMap((reference) => [JSON.stringify(reference.path), reference.prefix, reference.via ?? '']),
+              );
+              // The named ones, then the keys asked for, in order (their names left empty).
+              const named = answer.length - keys.length * 2;
+              for (let i = 0; i < answer.length; i += 2) {
+                const key = i < named ? (answer[i] as string) : (keys[(i - named) / 2] as string);
+                found.set(key, answer[i + 1] ?? undefined);
+              }
+              return found;
+            }),
+        }),
     set: (key, value, ttl) =>
       changing([key], () =>
         guard(async () => {

@@ -270,6 +270,102 @@ describe.each([
   },
 );
 
+// A read that follows references (Store.getWithReferences): the stores that can (one statement,
+// one script); the others (and a Cluster, which cannot route keys a script finds) have none, and
+// the unit of work reads as before.
+describe.each([
+  ['redis', factories[2]?.[1]],
+  ['postgres', factories[4]?.[1]],
+] as const)('%s store: a read that follows references', (_kind, factory) => {
+  const GRANT = { path: ['grantId'], prefix: 'oidc:Grant:' };
+  const SESSION = { path: ['sessionUid'], prefix: 'oidc:Session:uid:', via: 'oidc:Session:' };
+  let store: Store & { getWithReferences: NonNullable<Store['getWithReferences']> };
+  beforeEach(async () => {
+    store = (await (factory as () => Promise<Store>)()) as typeof store;
+    return () => store.close();
+  });
+
+  it('a token, its consumed marker, its grant, and its session through the uid record', async () => {
+    await store.batch([
+      { op: 'set', key: 'oidc:AccessToken:t1', value: JSON.stringify({ grantId: 'g1', sessionUid: 'u1' }), ttlSeconds: 60 },
+      { op: 'set', key: 'oidc:Grant:g1', value: '{"jti":"g1"}', ttlSeconds: 60 },
+      { op: 'set', key: 'oidc:Session:uid:u1', value: 's1', ttlSeconds: 60 },
+      { op: 'set', key: 'oidc:Session:s1', value: '{"uid":"u1"}', ttlSeconds: 60 },
+    ]);
+    const found = await store.getWithReferences(['oidc:AccessToken:t1', 'oidc:AccessToken:t1:consumed'], [GRANT, SESSION]);
+    expect(Object.fromEntries(found)).toEqual({
+      'oidc:AccessToken:t1': JSON.stringify({ grantId: 'g1', sessionUid: 'u1' }),
+      'oidc:AccessToken:t1:consumed': undefined,
+      'oidc:Grant:g1': '{"jti":"g1"}',
+      'oidc:Session:uid:u1': 's1',
+      'oidc:Session:s1': '{"uid":"u1"}',
+    });
+  });
+
+  it('what is named but not stored, or expired, is absent; a record that names nothing, or no record, follows nothing', async () => {
+    await store.batch([
+      { op: 'set', key: 'oidc:Code:c1', value: JSON.stringify({ grantId: 'gone', sessionUid: 'u2' }), ttlSeconds: 60 },
+      { op: 'set', key: 'oidc:Session:uid:u2', value: 's2', ttlSeconds: 60 },
+      { op: 'set', key: 'oidc:Code:c2', value: JSON.stringify({ grantId: 'old' }), ttlSeconds: 60 },
+      { op: 'set', key: 'oidc:Grant:old', value: '{}', ttlSeconds: 1 },
+      // Not strings where a key is named: a number, an object, null. Not followed.
+      {
+        op: 'set',
+        key: 'oidc:Code:c3',
+        value: JSON.stringify({ grantId: 7, sessionUid: { a: 1 }, other: null }),
+        ttlSeconds: 60,
+      },
+    ]);
+    await sleep(1100);
+    expect(Object.fromEntries(await store.getWithReferences(['oidc:Code:c1'], [GRANT, SESSION]))).toEqual({
+      'oidc:Code:c1': JSON.stringify({ grantId: 'gone', sessionUid: 'u2' }),
+      'oidc:Grant:gone': undefined,
+      'oidc:Session:uid:u2': 's2',
+      'oidc:Session:s2': undefined,
+    });
+    expect(Object.fromEntries(await store.getWithReferences(['oidc:Code:c2'], [GRANT]))).toEqual({
+      'oidc:Code:c2': JSON.stringify({ grantId: 'old' }),
+      'oidc:Grant:old': undefined,
+    });
+    expect(Object.fromEntries(await store.getWithReferences(['oidc:Code:c3'], [GRANT, SESSION]))).toEqual({
+      'oidc:Code:c3': JSON.stringify({ grantId: 7, sessionUid: { a: 1 }, other: null }),
+    });
+    expect(Object.fromEntries(await store.getWithReferences(['oidc:Code:none', 'x'], [GRANT]))).toEqual({
+      'oidc:Code:none': undefined,
+      x: undefined,
+    });
+  });
+
+  it('a nested path; an empty path takes the value itself as the id (a wallet link names its account)', async () => {
+    await store.batch([
+      { op: 'set', key: 'oidc:Interaction:i1', value: JSON.stringify({ result: { consent: { grantId: 'g9' } } }) },
+      { op: 'set', key: 'oidc:Grant:g9', value: 'grant' },
+      { op: 'set', key: 'wallet:eip155:0:a', value: 'acct_1' },
+      { op: 'set', key: 'account:acct_1', value: '{"id":"acct_1"}' },
+    ]);
+    const nested = await store.getWithReferences(
+      ['oidc:Interaction:i1'],
+      [{ path: ['result', 'consent', 'grantId'], prefix: 'oidc:Grant:' }],
+    );
+    expect(nested.get('oidc:Grant:g9')).toBe('grant');
+    const link = await store.getWithReferences(['wallet:eip155:0:a'], [{ path: [], prefix: 'account:' }]);
+    expect(Object.fromEntries(link)).toEqual({ 'wallet:eip155:0:a': 'acct_1', 'account:acct_1': '{"id":"acct_1"}' });
+  });
+});
+
+it.each([
+  ['memory', factories[0]?.[1]],
+  ['sqlite', factories[1]?.[1]],
+  ['redis cluster', factories[3]?.[1]],
+] as const)('%s store: no read that follows references (the unit of work reads as before)', async (_kind, factory) => {
+  const store = await (factory as () => Promise<Store>)();
+  try {
+    expect(store.getWithReferences).toBeUndefined();
+  } finally {
+    await store.close();
+  }
+});
+
 describe('sqlite store', () => {
   it('stores a batch in one transaction: a write that fails leaves none of the batch', async () => {
     const store = createSqliteStore(join(dir, `${randomUUID()}.db`));
