@@ -65,7 +65,7 @@ export function readAheadForSignIn(
   store: Store & { prefetch?(keys: string[], references?: readonly Reference[]): void },
   walletId: string,
 ): void {
-  // PostgreSQL: the account the link names, in the same statement (the link's value is its id).
+  // PostgreSQL and Redis: the account the link names, in the same round trip (the link's value is its id).
   store.prefetch?.([walletKey(walletId)], [{ path: [], prefix: accountKey('') }]);
 }
 

@@ -80,9 +80,9 @@ const TOKEN_REFERENCES: readonly Reference[] = [
 ];
 /**
  * What a model's record names that oidc-provider reads next in the same request, read with it
- * where the storage can follow references in one statement (PostgreSQL; UnitOfWorkStore.getFollowing):
- * a token or code is checked against its grant and session; an interaction being resumed
- * names the grant its consent made.
+ * where the storage can follow references in one round trip (PostgreSQL, Redis on one server;
+ * UnitOfWorkStore.getFollowing): a token or code is checked against its grant and session; an
+ * interaction being resumed names the grant its consent made.
  */
 const REFERENCES: Record<string, readonly Reference[]> = {
   AccessToken: TOKEN_REFERENCES,

@@ -12,10 +12,12 @@ export interface Store {
   /** Several values in one round trip, in order. */
   getMany(keys: string[]): Promise<(string | undefined)[]>;
   /**
-   * PostgreSQL only: `keys`, and the records the first key's JSON value refers to (References),
-   * read in one statement instead of one round trip per hop. Answers every key read: `keys`, and
-   * each reference the value holds (undefined where nothing is stored under it). Other stores
-   * have none; the unit of work then reads `keys` alone (unit-of-work.ts).
+   * PostgreSQL, and Redis on one server or Sentinel: `keys`, and the records the first key's
+   * value refers to (References), read in one statement or script instead of one round trip per
+   * hop. Answers every key read: `keys`, and each reference the value holds (undefined where
+   * nothing is stored under it). Where a reference has a path, the first key's value must be JSON
+   * (the adapter's records are): PostgreSQL refuses the read otherwise. SQLite, memory and a Redis
+   * Cluster have none; the unit of work then reads `keys` alone (unit-of-work.ts).
    */
   getWithReferences?(keys: string[], references: readonly Reference[]): Promise<Map<string, string | undefined>>;
   /** Sets a value; `ttlSeconds` undefined means no expiry. */

@@ -47,9 +47,9 @@ export type UnitOfWorkStore = Store & {
    */
   prefetch(keys: string[], references?: readonly Reference[]): void;
   /**
-   * getMany, and where the store can (PostgreSQL: Store.getWithReferences) also the records the
-   * first key's JSON value refers to, in the same statement: the request's later reads of them
-   * are then answered from what it read (a token and its grant and session: one round trip, not
+   * getMany, and where the store can (PostgreSQL, Redis on one server: Store.getWithReferences)
+   * also the records the first key's value refers to, in the same round trip: the request's later
+   * reads of them are then answered from what it read (a token and its grant and session: one round trip, not
    * three). Elsewhere, getMany alone.
    */
   getFollowing(keys: string[], references: readonly Reference[]): Promise<(string | undefined)[]>;
