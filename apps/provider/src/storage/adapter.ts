@@ -150,11 +150,15 @@ export function createOidcAdapter(store: AdapterStore) {
     async find(id: string): Promise<Payload | undefined> {
       const key = this.key(id);
       const references = REFERENCES[this.name];
-      const read = (keys: string[]) =>
-        references && store.getFollowing ? store.getFollowing(keys, references) : store.getMany(keys);
+      const read = async (keys: string[]) =>
+        references && store.getFollowing
+          ? store.getFollowing(keys, references)
+          : keys.length === 1
+            ? [await store.get(keys[0] as string)]
+            : store.getMany(keys);
       // Only one-time models have a consumed marker: the others cost one read, not two.
       if (!CONSUMABLE.has(this.name)) {
-        const value = references && store.getFollowing ? (await read([key]))[0] : await store.get(key);
+        const [value] = await read([key]);
         if (value === undefined) return undefined;
         const payload = JSON.parse(value) as Payload;
         if (payload.grantId && READ_WITH_GRANT.has(this.name)) store.prefetch?.([`oidc:Grant:${payload.grantId}`]);

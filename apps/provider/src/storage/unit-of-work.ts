@@ -43,17 +43,21 @@ export type UnitOfWorkStore = Store & {
    * of after the reads before them are answered. A read of one of them then waits for this one.
    * Outside a request, nothing. A read that fails is forgotten (the request's own read tries again).
    * With `references` (and a store that follows them: getWithReferences), what the first key's
-   * value refers to is read in the same statement and answers the request's later reads too.
+   * value refers to is read in the same round trip and answers the request's later reads too.
    */
   prefetch(keys: string[], references?: readonly Reference[]): void;
   /**
    * getMany, and where the store can (PostgreSQL, Redis on one server: Store.getWithReferences)
    * also the records the first key's value refers to, in the same round trip: the request's later
-   * reads of them are then answered from what it read (a token and its grant and session: one round trip, not
-   * three). Elsewhere, getMany alone.
+   * reads of them are then answered from what it read (a token and its grant and session: one
+   * round trip, not three). Elsewhere, the keys alone.
    */
   getFollowing(keys: string[], references: readonly Reference[]): Promise<(string | undefined)[]>;
 };
+
+/** `keys` as a caller would read them itself: one with get, several with getMany. */
+const readKeys = async (store: Pick<Store, 'get' | 'getMany'>, keys: string[]) =>
+  keys.length === 1 ? [await store.get(keys[0] as string)] : store.getMany(keys);
 
 export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
   const current = new AsyncLocalStorage<Unit>();
@@ -67,6 +71,12 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
     unit.writes = [];
     unit.touched.clear();
     await inner.batch(writes);
+  };
+  /** What a read that followed references found, for the request's later reads: unless it wrote, claimed or is reading a key since. */
+  const rememberFound = (unit: Unit, found: Map<string, string | undefined>, except: readonly string[] = []) => {
+    for (const [key, value] of found) {
+      if (!except.includes(key) && !unit.seen.has(key) && !unit.pending.has(key)) unit.seen.set(key, value);
+    }
   };
   const hold = (unit: Unit | undefined, write: Write, direct: () => Promise<void>): Promise<void> => {
     if (!unit) return direct();
@@ -133,15 +143,11 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
       const read: Promise<void> = (
         follow
           ? follow(missing, references ?? []).then((found) => {
-              // What the value referred to: unless this request wrote, claimed or is reading it since.
-              for (const [key, value] of found) {
-                if (!missing.includes(key) && !unit.seen.has(key) && !unit.pending.has(key)) unit.seen.set(key, value);
-              }
+              // The keys read ahead themselves are settled below, as any read ahead.
+              rememberFound(unit, found, missing);
               return missing.map((key) => found.get(key));
             })
-          : missing.length === 1
-            ? inner.get(missing[0] as string).then((value) => [value])
-            : inner.getMany(missing)
+          : readKeys(inner, missing)
       ).then(
         (values) => {
           missing.forEach((key, i) => {
@@ -173,17 +179,10 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
     },
     async getFollowing(keys, references) {
       const unit = active();
-      if (!unit || !inner.getWithReferences || references.length === 0) {
-        // As the caller would read them itself: one key with get, several with getMany.
-        return keys.length === 1 ? [await store.get(keys[0] as string)] : store.getMany(keys);
-      }
+      if (!unit || !inner.getWithReferences || references.length === 0) return readKeys(store, keys);
       const ahead = keys.flatMap((key) => unit.pending.get(key) ?? []);
       if (ahead.length > 0) await Promise.all(ahead);
-      if (!keys.every((key) => unit.seen.has(key))) {
-        const found = await inner.getWithReferences(keys, references);
-        // What the request wrote, claimed or started reading since keeps its own answer.
-        for (const [key, value] of found) if (!unit.seen.has(key) && !unit.pending.has(key)) unit.seen.set(key, value);
-      }
+      if (!keys.every((key) => unit.seen.has(key))) rememberFound(unit, await inner.getWithReferences(keys, references));
       return keys.map((key) => unit.seen.get(key));
     },
     async getMany(keys) {
@@ -237,6 +236,6 @@ export function withoutUnitsOfWork(inner: Store): UnitOfWorkStore {
     run: (work) => work(),
     immediate: (work) => work(),
     prefetch: () => {},
-    getFollowing: async (keys) => (keys.length === 1 ? [await inner.get(keys[0] as string)] : inner.getMany(keys)),
+    getFollowing: (keys) => readKeys(inner, keys),
   };
 }
