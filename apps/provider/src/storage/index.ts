@@ -37,6 +37,7 @@ export async function createStore(
       return (await import('./postgres.ts')).createPostgresStore(config.storage.postgres, {
         poolSize: config.storagePoolSize,
         statementTimeoutMs: config.storageStatementTimeoutMs,
+        ...(options.warn ? { warn: options.warn } : {}),
         ...(options.cacheClients ? { cacheClients: options.cacheClients } : {}),
       });
   }

@@ -52,6 +52,8 @@ export type PostgresStoreOptions = {
   sweepIntervalMs?: number;
   /** Rows deleted per sweep statement (default 1000). */
   sweepBatch?: number;
+  /** Told at start of what the operator should fix but that does not stop the store (autovacuum off). */
+  warn?: (message: string) => void;
   /** Told of each statement this store sends (its name): for tests and measurements. */
   onStatement?: (name: string) => void;
   /**
@@ -207,12 +209,19 @@ export async function createPostgresStore(
     } catch (error) {
       throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where} does not answer (${(error as Error).message})`);
     }
-    const { rows } = await direct.query<{ recovery: boolean; readonly: string }>(
-      "SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS readonly",
+    const { rows } = await direct.query<{ recovery: boolean; readonly: string; autovacuum: string }>(
+      "SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS readonly, current_setting('autovacuum') AS autovacuum",
     );
     if (rows[0]?.recovery || rows[0]?.readonly === 'on') {
       throw new SettingsError(
         `STORAGE_URL: PostgreSQL at ${where} is read-only (${rows[0]?.recovery ? 'a hot standby' : 'default_transaction_read_only is on'}); Signet writes on every sign-in: point STORAGE_URL at the primary`,
+      );
+    }
+    if (rows[0]?.autovacuum === 'off') {
+      // Every expired record the sweep deletes, and every update, leaves a dead row that only
+      // VACUUM reclaims: without it the tables and their indexes grow for as long as sign-ins go on.
+      options.warn?.(
+        `PostgreSQL at ${where} has autovacuum off: the rows Signet deletes (every expired record) and updates leave dead space that only VACUUM reclaims, so the schema ${target.schema}'s tables and indexes grow and reads slow; turn autovacuum on, or VACUUM them on a schedule`,
       );
     }
     if (options.migrate === false) {
