@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSqliteStore, SWEEP } from './sqlite.ts';
+import { createSqliteStore, SWEEP, SWEEP_BATCH } from './sqlite.ts';
 import { loadDatabase } from './sqlite-driver.ts';
 
 const T = 1_800_000_000_000;
@@ -56,8 +56,10 @@ describe('the SQLite expiry sweep', () => {
     await store.close();
   });
 
-  it('deletes in batches of 1,000 with a turn of the event loop between them, until none is left', async () => {
-    const file = await seeded(2_500, 10);
+  it('deletes in batches (SWEEP_BATCH rows) with a turn of the event loop between them, until none is left', async () => {
+    expect(SWEEP_BATCH).toBeLessThanOrEqual(1_000);
+    const expired = Math.round(SWEEP_BATCH * 2.5);
+    const file = await seeded(expired, 10);
     const store = createSqliteStore(file, { now: () => T, sweepIntervalMs: 3_600_000 });
     let turns = 0;
     let done = false;
@@ -68,9 +70,9 @@ describe('the SQLite expiry sweep', () => {
     setImmediate(turn);
     const removed = await store.sweep();
     done = true;
-    // 2,500 values and 4 set members: three batches, two turns between them (one DELETE of
-    // everything held the event loop until it finished: no turn).
-    expect(removed).toBe(2_504);
+    // 2.5 batches of values and 4 set members: three batches, two turns between them (one
+    // DELETE of everything held the event loop until it finished: no turn).
+    expect(removed).toBe(expired + 4);
     expect(turns).toBeGreaterThanOrEqual(2);
     expect(rows(file)).toEqual({ expiredKv: 0, sets: 2 });
     expect(await store.get('live:9')).toBe('y');
