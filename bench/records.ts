@@ -114,7 +114,7 @@ export async function openPlace(storage: Storage, dir: string): Promise<Place> {
           const tables = ['kv', 'sets', 'set_members'].map((table) => `"${schema.schema}".${table}`).join(', ');
           await sql(schema.url, `VACUUM (ANALYZE) ${tables}`);
           await sql(schema.url, 'CHECKPOINT');
-          return 'PostgreSQL: VACUUM (ANALYZE) of the schema\'s tables, then CHECKPOINT (as autovacuum and the checkpointer would have by then)';
+          return "PostgreSQL: VACUUM (ANALYZE) of the schema's tables, then CHECKPOINT (as autovacuum and the checkpointer would have by then)";
         },
         async drop() {
           await store.close();

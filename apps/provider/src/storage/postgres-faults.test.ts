@@ -51,7 +51,9 @@ describe('PostgreSQL store on a server that goes away and comes back', () => {
     const startWith = async (autovacuum: 'on' | 'off') => {
       await cluster.sql(`ALTER SYSTEM SET autovacuum = ${autovacuum}`);
       await cluster.sql('SELECT pg_reload_conf()');
-      await expect.poll(async () => (await cluster.sql<{ autovacuum: string }>('SHOW autovacuum'))[0]?.autovacuum).toBe(autovacuum);
+      await expect
+        .poll(async () => (await cluster.sql<{ autovacuum: string }>('SHOW autovacuum'))[0]?.autovacuum)
+        .toBe(autovacuum);
       const warnings: string[] = [];
       const store = await createPostgresStore(cluster.url, { warn: (message) => warnings.push(message) });
       await store.set('works', 'yes');
@@ -61,7 +63,9 @@ describe('PostgreSQL store on a server that goes away and comes back', () => {
     try {
       const off = await startWith('off');
       expect(off).toHaveLength(1);
-      expect(off[0]).toMatch(/^PostgreSQL at postgres:\/\/127\.0\.0\.1:\d+\/postgres has autovacuum off: .*schema signet's tables .*turn autovacuum on, or VACUUM them on a schedule$/);
+      expect(off[0]).toMatch(
+        /^PostgreSQL at postgres:\/\/127\.0\.0\.1:\d+\/postgres has autovacuum off: .*schema signet's tables .*turn autovacuum on, or VACUUM them on a schedule$/,
+      );
       expect(await startWith('on')).toEqual([]);
     } finally {
       await cluster.sql('ALTER SYSTEM RESET autovacuum');
