@@ -11,7 +11,8 @@
  *   concurrency, an expired row counting as absent.
  * - Expiry uses the database's clock (now()), the one clock every replica shares: reads never
  *   return an expired row; a sweep deletes expired rows in bounded batches through the expiry
- *   indexes (several replicas sweeping share the work: SKIP LOCKED).
+ *   indexes (several replicas sweeping share the work: SKIP LOCKED). What the sweep deletes
+ *   leaves dead rows for VACUUM: a server with autovacuum off is named in a warning at start.
  * - Failures that mean "the database cannot serve now" (connection refused or lost, a statement
  *   timeout, a pool with no free connection within the timeout, a read-only server, too many
  *   connections, a shutdown) become StorageUnavailableError: 503. A server that answers writes
