@@ -113,7 +113,11 @@ export async function openPlace(storage: Storage, dir: string): Promise<Place> {
         async settle() {
           const tables = ['kv', 'sets', 'set_members'].map((table) => `"${schema.schema}".${table}`).join(', ');
           await sql(schema.url, `VACUUM (ANALYZE) ${tables}`);
-          await sql(schema.url, 'CHECKPOINT');
+          await sql(schema.url, 'CHECKPOINT').catch((error: Error) => {
+            throw new Error(
+              `storedRecords settles PostgreSQL with CHECKPOINT, which needs a superuser or the pg_checkpoint role (POSTGRES_URL's user): ${error.message}`,
+            );
+          });
           return "PostgreSQL: VACUUM (ANALYZE) of the schema's tables, then CHECKPOINT (as autovacuum and the checkpointer would have by then)";
         },
         async drop() {
@@ -291,11 +295,12 @@ export async function storedRecords(): Promise<Section> {
         let settled: string | undefined;
         for (const level of LEVELS) {
           const t = performance.now();
+          let seedSeconds = 0;
           if (level > seeded) {
             seeded += await seed(place.store, templates, level - seeded, () => DAY);
+            seedSeconds = (performance.now() - t) / 1000;
             settled = await place.settle();
           }
-          const seedSeconds = (performance.now() - t) / 1000;
           const before = await place.size();
           const run = await measure(server);
           const after = await place.size();
