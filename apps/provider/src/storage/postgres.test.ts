@@ -8,8 +8,10 @@
 import { POSTGRES_URL, postgresSchema, sql, type TestSchema, withParameters } from '@signet/testkit/postgres';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createMemoryStore } from './memory.ts';
 import { createPostgresStore, type PostgresStore, prefixEnd } from './postgres.ts';
 import { LATEST_VERSION, migrationLockName } from './postgres-schema.ts';
+import type { Store, StoredEntry, Write } from './store.ts';
 
 const schemas: TestSchema[] = [];
 const fresh = () => {
@@ -71,6 +73,90 @@ describe('PostgreSQL store: statements and round trips', () => {
       ).toEqual(one);
       expect(await store.getMany(['k1', 'k2', 'k29'])).toEqual(['v'.repeat(500), undefined, 'v'.repeat(500)]);
     });
+  });
+});
+
+describe('PostgreSQL store: a batch reduced to what it leaves behind, ordered by key', () => {
+  // A small deterministic generator: the same batches on every run, many orders of deletes, sets
+  // and adds over a few keys that are values, sets or both.
+  let seed = 7;
+  const random = (n: number) => {
+    // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n) | 0;
+  };
+  const KEYS = ['a', 'b', 'c', 'g1', 'g2'];
+  const TTLS = [undefined, 30, 60, 120];
+  const randomWrite = (): Write => {
+    const kind = random(3);
+    const key = KEYS[random(KEYS.length)] as string;
+    const ttlSeconds = TTLS[random(TTLS.length)];
+    if (kind === 0) return { op: 'delete', keys: Array.from({ length: random(3) }, () => KEYS[random(KEYS.length)] as string) };
+    if (kind === 1) return { op: 'set', key, value: `v${random(100)}`, ...(ttlSeconds === undefined ? {} : { ttlSeconds }) };
+    return { op: 'addToSet', key, member: `m${random(4)}`, ...(ttlSeconds === undefined ? {} : { ttlSeconds }) };
+  };
+  /** Every live record, its value or members, and its expiry rounded to ten seconds (none: forever). */
+  const state = async (store: Store) => {
+    const entries = (await store.entries?.('')) ?? [];
+    return entries
+      .map((entry: StoredEntry) => ({
+        key: entry.key,
+        value: entry.value,
+        members: entry.members === undefined ? undefined : [...entry.members].sort(),
+        expires: entry.ttlMs === undefined ? 'never' : Math.round(entry.ttlMs / 10_000) * 10,
+      }))
+      .sort((x, y) => `${x.key} ${x.value === undefined}`.localeCompare(`${y.key} ${y.value === undefined}`));
+  };
+
+  it('leaves what the same writes one by one leave, over 300 random batches on stored records', async () => {
+    await withStore(async (store) => {
+      const memory = createMemoryStore();
+      try {
+        for (let round = 0; round < 300; round++) {
+          const writes = Array.from({ length: 1 + random(10) }, randomWrite);
+          await store.batch(writes);
+          await memory.batch(writes);
+          expect({ round, writes, state: await state(store) }).toEqual({ round, writes, state: await state(memory) });
+        }
+      } finally {
+        await memory.close();
+      }
+    });
+  });
+
+  it('concurrent batches over the same keys in opposite orders all succeed (rows are locked in one order)', async () => {
+    await withStore(
+      async (store) => {
+        const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
+        await store.batch(keys.map((key) => ({ op: 'set', key, value: '0' })));
+        const results = await Promise.allSettled(
+          Array.from({ length: 16 }, (_, i) => {
+            const order = i % 2 === 0 ? keys : [...keys].reverse();
+            return store.batch(order.map((key) => ({ op: 'set', key, value: String(i) })));
+          }),
+        );
+        expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+        // One batch wrote last, and wrote every key.
+        expect(new Set(await store.getMany(keys)).size).toBe(1);
+        // Batches of other shapes: deletes of some keys before sets of others, members added to
+        // sets named like the values, in orders of their own.
+        const mixed = await Promise.allSettled(
+          Array.from({ length: 16 }, (_, i) => {
+            const order = i % 2 === 0 ? keys : [...keys].reverse();
+            return store.batch([
+              { op: 'delete', keys: order.filter((_, j) => j % 3 === i % 3) },
+              ...order.map((key) => ({ op: 'set' as const, key, value: String(i) })),
+              ...order.map((key) => ({ op: 'addToSet' as const, key: `set:${key}`, member: String(i), ttlSeconds: 60 })),
+            ]);
+          }),
+        );
+        expect(mixed.filter((result) => result.status === 'rejected')).toEqual([]);
+        expect(await store.members('set:k0')).toHaveLength(16);
+      },
+      { poolSize: 16 },
+    );
   });
 });
 
