@@ -7,7 +7,7 @@
  * configuration runs `FLOW_REPEATS` times; the table shows medians and the spread of flows/s.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -115,6 +115,32 @@ const storageProbe =
 const redisProbe: Probe = async () => {
   const info = (await redisCommand(6379, 'INFO stats')) ?? '';
   return { redisCommands: Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN) };
+};
+
+/**
+ * CPU the storage server spent (ms, user + system), whoever it served: one server is measured at
+ * a time. Redis: INFO cpu. PostgreSQL: every process of this machine named postgres (the
+ * postmaster, the backends and the background writers; the benchmark's PostgreSQL is local).
+ */
+const redisCpuProbe: Probe = async () => {
+  const info = (await redisCommand(6379, 'INFO cpu')) ?? '';
+  const seconds = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+  return { serverCpuMs: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000 };
+};
+const postgresCpuProbe: Probe = async () => {
+  let ms = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ms += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      // a process that ended meanwhile
+    }
+  }
+  return { serverCpuMs: ms };
 };
 
 /**
@@ -417,13 +443,13 @@ export async function flowBenchmark(): Promise<Section> {
           const order = configs.map((_, k) => configs[(k + i) % configs.length] as (typeof configs)[number]);
           for (const { impl, storage } of order) {
             const server = serverOf(impl, storage);
+            const serverProbes =
+              storage === 'redis' ? [redisProbe, redisCpuProbe] : storage === 'postgres' ? [postgresCpuProbe] : [];
             const probe =
               impl === 'signet'
-                ? storage === 'redis'
-                  ? both(storageProbe(server.url), redisProbe)
-                  : storageProbe(server.url)
-                : storage === 'redis'
-                  ? redisProbe
+                ? both(storageProbe(server.url), ...serverProbes)
+                : serverProbes.length > 0
+                  ? both(...serverProbes)
                   : undefined;
             const key = `${keyOf(impl, storage)}@${concurrency}`;
             runs.set(key, [
@@ -519,6 +545,9 @@ export async function flowBenchmark(): Promise<Section> {
           `${(perFlow(s, 'set') + perFlow(s, 'delete') + perFlow(s, 'addToSet')).toFixed(1)}`,
           `${perFlow(s, 'batch').toFixed(1)} (${perFlow(s, 'batchedWrites').toFixed(1)} writes)`,
           storage === 'redis' ? `${perFlow(s, 'redisCommands').toFixed(1)} / ${perFlow(b, 'redisCommands').toFixed(1)}` : '–',
+          storage === 'redis' || storage === 'postgres'
+            ? `${perFlow(s, 'serverCpuMs').toFixed(2)} / ${perFlow(b, 'serverCpuMs').toFixed(2)}`
+            : '–',
         ]);
       const signetMemory = memoryOf('signet', storage);
       const bareMemory = memoryOf(bare, storage);
@@ -638,8 +667,8 @@ export async function flowBenchmark(): Promise<Section> {
   atMost('peak RSS, built provider (SQLite, the default storage)', memoryOf('signet', 'sqlite').peak, 180, 'MB');
   const perCore = STORAGES.map((storage) => `${STORAGE_NAMES[storage]} ${flowsPerSecond(storage).toFixed(0)}`);
   const storageTable = [
-    '| storage, concurrency | storage operations per flow | reads | one-time claims and counters | writes on their own | batches (writes in them) | Redis commands per flow, Signet / bare |',
-    '|---|---|---|---|---|---|---|',
+    '| storage, concurrency | storage operations per flow | reads | one-time claims and counters | writes on their own | batches (writes in them) | Redis commands per flow, Signet / bare | storage server CPU ms per flow, Signet / bare |',
+    '|---|---|---|---|---|---|---|---|',
     ...storageRows.map((row) => `| ${row.join(' | ')} |`),
   ].join('\n');
   return {
@@ -682,7 +711,7 @@ export async function flowBenchmark(): Promise<Section> {
               )}. Each server still has the core to itself while it runs; a drift of the host's speed falls on all of them within seconds.`,
           ]
         : []),
-      `What one flow costs the storage (Signet's GET /metrics, signet_storage_operations_total; Redis: the server's own total_commands_processed):\n\n${storageTable}`,
+      `What one flow costs the storage (Signet's GET /metrics, signet_storage_operations_total; Redis: the server's own total_commands_processed; the storage server's CPU: Redis INFO used_cpu_user + used_cpu_sys, PostgreSQL every process of this machine named postgres, from /proc):\n\n${storageTable}`,
       `${FLOWS} flows per run, ${FLOW_REPEATS} rounds, after ${WARMUP} warm-up flows per server (medians; spread = slowest–fastest run). All ${configs.length} servers (Signet and the bare provider on each storage, and on memory the bare provider on the same routes) run from start to end and each round drives every one of them in turn, so every ratio, across storages too, is the median of ratios within a round. Server pinned to core 0 (taskset), driver in its own process on core 1; a flow is authorize → interaction (Signet: details + a signed EIP-4361 message; bare: a programmatic sign-in with no check on one GET; bare on the same routes: a GET of the details, then a POST of a message and signature of the same size that it reads and does not check — the baseline the goals are stated against) → resume → token (PKCE) → userinfo, scope openid. Both run built JavaScript with LOG_LEVEL=warn and no rate limits; Redis is the machine's, shared. BENCH_FLOWS, BENCH_REPEATS and BENCH_WARMUP change the size.`,
     ],
   };

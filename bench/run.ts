@@ -57,6 +57,9 @@ for (const [name, benchmark] of benchmarks) {
 }
 if (failed.length > 0) process.exitCode = 1;
 console.log(toConsole(sections));
+// A subset writes no BENCHMARKS.md: its notes (how it measured, per-round figures, the storage
+// table) are printed instead.
+if (only.length > 0) for (const section of sections) for (const note of section.notes ?? []) console.log(`\n${note}`);
 console.log(`\nwhole run: ${((performance.now() - started) / 1000).toFixed(0)} s (goal < 600 s)`);
 // A subset (`npm run bench -- gatedSignIn`) only prints: BENCHMARKS.md always holds a whole run.
 if (only.length === 0 && failed.length === 0) {
