@@ -6,8 +6,9 @@
  * - Every operation is one statement and one round trip, a named (prepared) statement on a pooled
  *   connection; a request's writes (Store.batch) are one call of `apply_writes`: one statement,
  *   one transaction, one round trip, however many writes (reduced to what they leave behind and
- *   ordered by key, so concurrent batches lock rows in one order: orderedWrites). A read that follows references
- *   (getWithReferences: a token with its grant and session) is one call of `read_with_references`.
+ *   ordered by key, so concurrent batches lock rows in one order: orderedWrites). A read that
+ *   follows references (getWithReferences: a token with its grant and session) is one call of
+ *   `read_with_references`.
  * - setIfAbsent and increment are single INSERT … ON CONFLICT statements: atomic under
  *   concurrency, an expired row counting as absent.
  * - Expiry uses the database's clock (now()), the one clock every replica shares: reads never
