@@ -128,14 +128,15 @@ const redisCpuProbe: Probe = async () => {
   return { serverCpuMs: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000 };
 };
 const postgresCpuProbe: Probe = async () => {
-  let ms = 0;
+  // NaN (shown as –) when no process here is PostgreSQL's: a POSTGRES_URL on another machine.
+  let ms = Number.NaN;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ms += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+      ms = (Number.isNaN(ms) ? 0 : ms) + (Number(fields[11]) + Number(fields[12])) * TICK_MS;
     } catch {
       // a process that ended meanwhile
     }
@@ -546,7 +547,9 @@ export async function flowBenchmark(): Promise<Section> {
           `${perFlow(s, 'batch').toFixed(1)} (${perFlow(s, 'batchedWrites').toFixed(1)} writes)`,
           storage === 'redis' ? `${perFlow(s, 'redisCommands').toFixed(1)} / ${perFlow(b, 'redisCommands').toFixed(1)}` : '–',
           storage === 'redis' || storage === 'postgres'
-            ? `${perFlow(s, 'serverCpuMs').toFixed(2)} / ${perFlow(b, 'serverCpuMs').toFixed(2)}`
+            ? [perFlow(s, 'serverCpuMs'), perFlow(b, 'serverCpuMs')]
+                .map((ms) => (Number.isNaN(ms) ? '–' : ms.toFixed(2)))
+                .join(' / ')
             : '–',
         ]);
       const signetMemory = memoryOf('signet', storage);
