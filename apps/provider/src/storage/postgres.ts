@@ -178,7 +178,7 @@ export async function migratePostgresSchema(
  * over the same keys cannot deadlock (in the order written they did: 40P01, a 503).
  * `touched`: every key written.
  */
-export function orderedWrites(writes: readonly Write[]): {
+function orderedWrites(writes: readonly Write[]): {
   touched: string[];
   parameters: [string[], string[], (string | null)[], (number | null)[]];
 } {
