@@ -5,6 +5,8 @@
  * profiles; the ID token's subject is the key's account; the refresh works; every refusal comes
  * back as a LoginError in words.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { base58 } from '@scure/base';
 import { ethereumKey, LoginError, login, refresh, solanaKey } from '@signet/provider/login';
 import { startTestProvider, TEST_REDIRECT_URI, type TestProvider } from '@signet/testkit';
@@ -172,5 +174,122 @@ describe('a program signs in with its own key: refusals before and at the wallet
       }),
     );
     expect(refused).toMatchObject({ code: 'CHAIN_NOT_ALLOWED', status: 400 });
+  });
+});
+
+/**
+ * A look-alike issuer that relays a real provider: its discovery names itself, every request is
+ * passed to the real provider, and the interaction's details come back as the real provider wrote
+ * them (or with some fields rewritten to the look-alike's). Before signing, the program must see
+ * that they are not the issuer's it was given: otherwise the relay posts the program's signature of
+ * the real provider's domain and nonce there, and holds tokens with the program's `sub`.
+ */
+async function startRelay(real: TestProvider, rewrite: (details: Record<string, unknown>, relay: URL) => void) {
+  const posted: string[] = [];
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const path = request.url ?? '/';
+    if (request.method === 'POST') posted.push(path);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (name !== 'host' && typeof value === 'string') headers.set(name, value);
+    }
+    const answer = await fetch(`${real.url}${path}`, {
+      method: request.method,
+      headers,
+      body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      redirect: 'manual',
+    });
+    const relay = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const out: Record<string, string | string[]> = {};
+    answer.headers.forEach((value, name) => {
+      if (!['content-length', 'content-encoding', 'transfer-encoding', 'set-cookie'].includes(name)) out[name] = value;
+    });
+    if (answer.headers.getSetCookie().length > 0) out['set-cookie'] = answer.headers.getSetCookie();
+    if (typeof out.location === 'string') out.location = out.location.replace(real.url, relay.origin);
+    let body = await answer.text();
+    if (path.startsWith('/.well-known/')) body = body.replaceAll(real.url, relay.origin);
+    if (path.startsWith('/interaction/') && answer.headers.get('content-type')?.includes('json')) {
+      const details = JSON.parse(body) as Record<string, unknown>;
+      rewrite(details, relay);
+      body = JSON.stringify(details);
+    }
+    response.writeHead(answer.status, out).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    issuer: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    posted,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('a program signs only what its issuer asks for itself (a relaying look-alike gets nothing)', () => {
+  let provider: TestProvider;
+  let client: { client_id: string };
+  beforeAll(async () => {
+    provider = await startTestProvider();
+    client = await register(provider, { token_endpoint_auth_method: 'none' });
+  });
+  afterAll(() => provider?.stop());
+
+  const cases: [string, string, (details: Record<string, unknown>, relay: URL) => void][] = [
+    ['passed on as the real provider wrote them', 'DOMAIN_MISMATCH', () => {}],
+    [
+      'with the look-alike as the domain, the real provider as the URI',
+      'URI_MISMATCH',
+      (details, relay) => {
+        details.domain = relay.host;
+      },
+    ],
+    [
+      'with the look-alike as domain and URI, and a resource of its own added',
+      'RESOURCES_MISMATCH',
+      (details, relay) => {
+        details.domain = relay.host;
+        details.uri = relay.origin;
+        details.resources = [...(details.resources as string[]), 'https://wallet-drainer.example/'];
+      },
+    ],
+    [
+      'with the look-alike as domain and URI, and another resource instead of the redirect URI',
+      'RESOURCES_MISMATCH',
+      (details, relay) => {
+        details.domain = relay.host;
+        details.uri = relay.origin;
+        details.resources = [`${provider.url}/account`];
+      },
+    ],
+  ];
+
+  it.each(cases)('details %s: refused (%s) before anything is signed or posted', async (_, code, rewrite) => {
+    const relay = await startRelay(provider, rewrite);
+    try {
+      const refused = await rejection(
+        login({
+          issuer: relay.issuer,
+          clientId: client.client_id,
+          redirectUri: TEST_REDIRECT_URI,
+          signer: ethereumKey(generatePrivateKey()),
+        }),
+      );
+      expect(refused.code).toBe(code);
+      expect(refused.message).toMatch(/^refusing to sign: /);
+      // Nothing was signed and sent: the relay saw no POST at all, so it has nothing to spend.
+      expect(relay.posted).toEqual([]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('the same program through the real issuer signs in (the relay, not the program, is what fails)', async () => {
+    const result = await login({
+      issuer: provider.issuer,
+      clientId: client.client_id,
+      redirectUri: TEST_REDIRECT_URI,
+      signer: ethereumKey(generatePrivateKey()),
+    });
+    expect(result.sub).toMatch(/^eip155:1:0x/);
   });
 });

@@ -6,7 +6,7 @@
 export class LoginError extends Error {
   override readonly name = 'LoginError';
   constructor(
-    /** The provider's error code, the OAuth `error`, or INVALID_KEY / UNEXPECTED_ANSWER / NAMESPACE_NOT_OFFERED / INSECURE_ISSUER. */
+    /** The provider's error code, the OAuth `error`, or INVALID_KEY / UNEXPECTED_ANSWER / NAMESPACE_NOT_OFFERED / INSECURE_ISSUER / DOMAIN_MISMATCH / URI_MISMATCH / RESOURCES_MISMATCH. */
     readonly code: string,
     message: string,
     /** The HTTP status the provider answered with, when it answered. */

@@ -13,6 +13,9 @@
  *      with the code (nothing needs to listen there: the code is read from the Location);
  *   5. the code exchanged with the PKCE verifier (openid-client checks the ID token, state, nonce).
  *
+ * Before signing, the details must be the issuer's (`details-check.ts`): the domain its host, the
+ * URI on its origin, the resources exactly the program's redirect URI.
+ *
  * Each login is a fresh signature checked as a person's is (message, nonce, domain, resource,
  * chain, a gated client's holdings): the jar starts empty, so no provider session is reused.
  * `refresh` renews the tokens with the refresh token (a client registered for that grant; on the
@@ -25,6 +28,7 @@ import { CookieJar } from 'tough-cookie';
 import { messageFromDetails } from '../signin/contract.ts';
 import type { InteractionDetails } from '../signin/details.ts';
 import { solanaMessageFromDetails } from '../signin/solana/contract.ts';
+import { checkDetailsAreTheIssuers } from './details-check.ts';
 import { LoginError } from './errors.ts';
 import type { LoginSigner } from './keys.ts';
 
@@ -190,7 +194,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   if (!location) throw await refusal(started, 'the authorization request was refused');
   const interactionUrl = new URL(location, authorizationUrl);
   if (at(interactionUrl)) throw redirectError(interactionUrl) ?? new LoginError('UNEXPECTED_ANSWER', 'no sign-in was asked for');
-  if (!interactionUrl.pathname.startsWith('/interaction/')) {
+  if (interactionUrl.origin !== new URL(options.issuer).origin || !interactionUrl.pathname.startsWith('/interaction/')) {
     throw new LoginError(
       'UNEXPECTED_ANSWER',
       `the authorization request led to ${interactionUrl.origin}${interactionUrl.pathname}`,
@@ -202,6 +206,9 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   if (detailsResponse.status !== 200) throw await refusal(detailsResponse, 'the sign-in details could not be read');
   const read = Date.now();
   const details = (await detailsResponse.json()) as InteractionDetails;
+  // Signed only if they are the issuer's own details for this program's redirect URI (a relay
+  // in front of another provider would otherwise get a signature it can spend there).
+  checkDetailsAreTheIssuers(details, new URL(options.issuer), options.redirectUri);
   // The provider's clock, as the page corrects for a skewed local one.
   const now = Date.parse(details.serverTime) + (Date.now() - read);
 
