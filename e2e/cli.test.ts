@@ -4,7 +4,7 @@
  * --json for scripts, exit statuses, and read-only commands that create nothing.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { insecure, pkceAuthorization, solanaKeypair, startTestProvider, TEST_REDIRECT_URI, walletSignIn } from '@signet/testkit';
@@ -439,6 +439,54 @@ describe('signet login (a program signs in with its own key)', () => {
       expect(solana.status, solana.stderr).toBe(0);
       expect(solana.stdout).toMatch(new RegExp(`^sub +solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:${keypair.address}$`, 'm'));
       expect(solana.stdout + solana.stderr).not.toContain(seed);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it('a key, secret or token file that group or others may read is refused (chmod 600), or with --allow-readable-files used with a warning', async () => {
+    const provider = await startTestProvider();
+    try {
+      const registered = (await (
+        await fetch(`${provider.url}/reg`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: [TEST_REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+        })
+      ).json()) as { client_id: string };
+      const common = ['--issuer', provider.issuer, '--client-id', registered.client_id, '--redirect-uri', TEST_REDIRECT_URI];
+      const key = generatePrivateKey();
+      const dir = mkdtempSync(join(tmpdir(), 'signet-login-'));
+      for (const mode of [0o644, 0o640, 0o604, 0o620]) {
+        const keyFile = join(dir, `key-${mode.toString(8)}.hex`);
+        writeFileSync(keyFile, `${key}\n`);
+        chmodSync(keyFile, mode);
+        const refused = await signetAsync(['login', ...common, '--key-file', keyFile]);
+        expect(refused.status, mode.toString(8)).toBe(1);
+        expect(refused.stderr).toContain(
+          `signet: the key file ${keyFile} is open to group or others (mode 0${mode.toString(8)}): run chmod 600 ${keyFile}, or pass --allow-readable-files`,
+        );
+        expect(refused.stdout).toBe('');
+        expect(refused.stdout + refused.stderr).not.toContain(key.slice(2));
+      }
+      const shared = join(dir, 'key-644.hex');
+      const used = await signetAsync(['login', ...common, '--key-file', shared, '--allow-readable-files']);
+      expect(used.status, used.stderr).toBe(0);
+      expect(used.stdout).toMatch(new RegExp(`^sub +eip155:1:${privateKeyToAccount(key).address}$`, 'm'));
+      expect(used.stderr).toMatch(/^signet: warning: the key file .* is open to group or others \(mode 0644\): run chmod 600 /m);
+      // The same rule for a client secret's file.
+      const secretFile = join(dir, 'secret');
+      writeFileSync(secretFile, 'not-a-real-secret\n', { mode: 0o644 });
+      chmodSync(secretFile, 0o644);
+      const secret = await signetAsync(['login', ...common, '--client-secret-file', secretFile], { SIGNET_LOGIN_KEY: key });
+      expect(secret.status).toBe(1);
+      expect(secret.stderr).toContain('the client secret file');
+      // An owner-only file is used without a word.
+      const own = join(dir, 'own.hex');
+      writeFileSync(own, `${key}\n`, { mode: 0o600 });
+      const quiet = await signetAsync(['login', ...common, '--key-file', own]);
+      expect(quiet.status, quiet.stderr).toBe(0);
+      expect(quiet.stderr).not.toContain('warning');
     } finally {
       await provider.stop();
     }

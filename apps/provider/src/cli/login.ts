@@ -5,7 +5,7 @@
  * storage. Keys and secrets never come from the command line (other users can read it): a file
  * or an environment variable.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CommandFailed, formatPairs, type Out, UsageError } from './command.ts';
 
@@ -29,6 +29,8 @@ same checks), through the authorization code flow with PKCE, and prints the clie
   --refresh                    renew instead: the refresh token from --refresh-token-file <path>
                                or SIGNET_REFRESH_TOKEN; no key needed
   --json                       print JSON
+  --allow-readable-files       use a key, secret or token file that group or others may read or
+                               write, with a warning; without it such a file is refused (chmod 600)
 
 Prints sub, id_token, access_token, refresh_token (when given), expires_in. A refusal exits 1
 with the provider's reason (e.g. ACCESS_CONDITION_NOT_MET, invalid_client).`;
@@ -46,11 +48,44 @@ const OPTIONS = {
   refresh: { type: 'boolean', default: false },
   'refresh-token-file': { type: 'string' },
   json: { type: 'boolean', default: false },
+  'allow-readable-files': { type: 'boolean', default: false },
 } as const;
 
+type SecretFiles = { allowReadable: boolean; warn: (line: string) => void };
+
+/**
+ * A file holding a key or a secret must be the owner's alone, as ssh requires of a private key:
+ * one that group or others may read (mode 0644, a shared directory, a volume mounted with a
+ * default mode) has likely been read already. Refused, or with --allow-readable-files used with a
+ * warning. Not checked where the system has no such modes (Windows).
+ */
+function checkFileMode(file: string, what: string, files: SecretFiles): void {
+  if (process.platform === 'win32') return;
+  let mode: number;
+  try {
+    mode = statSync(file).mode;
+  } catch {
+    return; // reading it says why, below
+  }
+  if ((mode & 0o077) === 0) return;
+  const shown = `0${(mode & 0o777).toString(8)}`;
+  const words = `${what} file ${file} is open to group or others (mode ${shown}): run chmod 600 ${file}`;
+  if (!files.allowReadable) {
+    throw new CommandFailed(`${words}, or pass --allow-readable-files to use it anyway`);
+  }
+  files.warn(`signet: warning: ${words}; used anyway (--allow-readable-files)`);
+}
+
 /** A secret from its file (one line, trailing blanks dropped) or its environment variable. */
-function secretFrom(file: string | undefined, variable: string, env: Record<string, string | undefined>, what: string) {
+function secretFrom(
+  file: string | undefined,
+  variable: string,
+  env: Record<string, string | undefined>,
+  what: string,
+  files: SecretFiles,
+) {
   if (file !== undefined) {
+    checkFileMode(file, what, files);
     try {
       return readFileSync(file, 'utf8').trim();
     } catch (error) {
@@ -61,7 +96,12 @@ function secretFrom(file: string | undefined, variable: string, env: Record<stri
   return value === '' ? undefined : value;
 }
 
-export async function runLogin(argv: string[], env: Record<string, string | undefined>, out: Out): Promise<void> {
+export async function runLogin(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  out: Out,
+  warn: Out = (line) => console.error(line),
+): Promise<void> {
   let values: { [K in keyof typeof OPTIONS]?: string | boolean };
   try {
     ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
@@ -85,16 +125,17 @@ export async function runLogin(argv: string[], env: Record<string, string | unde
 
   // Loaded here: help and command-line errors answer without loading openid-client or viem.
   const { ethereumKey, login, LoginError, refresh, solanaKey } = await import('../login/index.ts');
-  const clientSecret = secretFrom(text('client-secret-file'), 'SIGNET_CLIENT_SECRET', env, 'the client secret');
+  const files: SecretFiles = { allowReadable: values['allow-readable-files'] === true, warn };
+  const clientSecret = secretFrom(text('client-secret-file'), 'SIGNET_CLIENT_SECRET', env, 'the client secret', files);
   const client = { issuer: text('issuer') as string, clientId: text('client-id') as string, clientSecret };
   try {
     let result: Awaited<ReturnType<typeof login>>;
     if (values.refresh) {
-      const refreshToken = secretFrom(text('refresh-token-file'), 'SIGNET_REFRESH_TOKEN', env, 'the refresh token');
+      const refreshToken = secretFrom(text('refresh-token-file'), 'SIGNET_REFRESH_TOKEN', env, 'the refresh token', files);
       if (!refreshToken) throw new UsageError('login --refresh needs --refresh-token-file or SIGNET_REFRESH_TOKEN', LOGIN_USAGE);
       result = await refresh({ ...client, refreshToken });
     } else {
-      const key = secretFrom(text('key-file'), 'SIGNET_LOGIN_KEY', env, 'the key');
+      const key = secretFrom(text('key-file'), 'SIGNET_LOGIN_KEY', env, 'the key', files);
       if (!key) throw new UsageError('login needs --key-file or SIGNET_LOGIN_KEY', LOGIN_USAGE);
       result = await login({
         ...client,
