@@ -5,7 +5,8 @@ import { createSiweMessage } from './createSiweMessage.ts';
 import { SiweError, type SiweErrorType, type SiweField } from './errors.ts';
 import { parseSiweMessage } from './parseSiweMessage.ts';
 
-const vectors = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'vectors', 'spruceid-siwe');
+// The spruceid/siwe library's own vectors, copied into this package (test/vectors/spruceid-siwe, with their licence).
+const vectors = join(import.meta.dirname, '..', 'test', 'vectors', 'spruceid-siwe');
 const load = <T>(file: string): Record<string, T> => JSON.parse(readFileSync(join(vectors, file), 'utf8'));
 
 const ADDRESS = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2';

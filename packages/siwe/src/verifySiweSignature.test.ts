@@ -11,7 +11,8 @@ import { parseSiweMessage } from './parseSiweMessage.ts';
 import { verifySiwe } from './verifySiwe.ts';
 import { isEoaSignatureOf, verifyContractWalletSignature, verifySiweSignature } from './verifySiweSignature.ts';
 
-const vectors = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'vectors', 'spruceid-siwe');
+// The spruceid/siwe library's own vectors, copied into this package (test/vectors/spruceid-siwe, with their licence).
+const vectors = join(import.meta.dirname, '..', 'test', 'vectors', 'spruceid-siwe');
 type Vector = Record<string, unknown> & {
   signature: string;
   time?: string;
