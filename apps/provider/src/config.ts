@@ -378,6 +378,12 @@ const schema = {
     description:
       'the `email` scope and its claims `email`, `email_verified` (supported and advertised); on hosted, `true` adds them to the published `scopes_supported` / `claims_supported`. A client still receives an address only when it opted in ([email](relying-parties.md#an-email-for-relying-parties-that-need-one))',
   }),
+  ADVERTISE_WALLETS_SCOPE: setting(optionalBool(), {
+    group: RP,
+    default: '`true` on self-hosted, `false` on hosted',
+    description:
+      'advertise the `wallets` scope and the `wallet`, `wallets` claims of account clients in discovery (`scopes_supported`, `claims_supported`). They work for account clients either way; on hosted, `false` keeps discovery exactly the published table ([accounts](relying-parties.md#accounts-one-subject-for-every-wallet-of-a-person))',
+  }),
   LEGAL_PRIVACY_FILE: setting(optionalText, {
     group: LEGAL,
     default: 'built-in text',
@@ -603,6 +609,8 @@ export type Config = {
   legal: { privacy?: LegalText; terms?: LegalText; operator: string };
   /** The `email` scope and claims (EMAIL_SCOPE; default: on for self-hosted, off for hosted). */
   emailScope: boolean;
+  /** The `wallets` scope and the `wallet`, `wallets` claims in discovery (ADVERTISE_WALLETS_SCOPE; default: on for self-hosted, off for hosted). */
+  advertiseWalletsScope: boolean;
   /** Requests per client address per window (0 = no limit). */
   rateLimits: {
     windowSeconds: number;
@@ -731,6 +739,7 @@ export function loadConfig(env: Env = process.env): Config {
       operator: s.OPERATOR_NAME ?? `the operator of ${s.ISSUER.host}`,
     },
     emailScope: s.EMAIL_SCOPE ?? s.PROFILE === 'self-hosted',
+    advertiseWalletsScope: s.ADVERTISE_WALLETS_SCOPE ?? s.PROFILE === 'self-hosted',
     rateLimits: {
       windowSeconds: s.RATE_LIMIT_WINDOW_SECONDS,
       authorization: s.RATE_LIMIT_AUTHORIZATION,

@@ -41,18 +41,17 @@ describe('hosted profile (PROFILE=hosted)', () => {
     expect(d.userinfo_endpoint).toBe(`${base}/userinfo`);
     expect(d.jwks_uri).toBe(`${base}/jwk`);
     expect(d.registration_endpoint).toBe(`${base}/register`);
-    // The spec table's scopes, and `wallets` for account clients (advertised in both profiles).
-    expect(set(d.scopes_supported)).toEqual(set(['openid', 'profile', 'wallets']));
+    // Exactly the table's values: `wallets` (which works for account clients) and `email` are
+    // advertised only when the operator turns them on (the email scope test, below).
+    expect(d.scopes_supported).toEqual(['openid', 'profile']);
     expect(set(d.response_types_supported)).toEqual(set(['code', 'id_token', 'token id_token']));
-    expect(d.subject_types_supported).toContain('pairwise');
+    expect(d.subject_types_supported).toEqual(['pairwise']);
     expect(d.id_token_signing_alg_values_supported).toEqual(['RS256']);
     expect(d.userinfo_signing_alg_values_supported).toEqual(['RS256']);
     expect(set(d.token_endpoint_auth_methods_supported)).toEqual(
       set(['client_secret_basic', 'client_secret_post', 'private_key_jwt']),
     );
-    expect(set(d.claims_supported)).toEqual(
-      set(['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture', 'wallet', 'wallets']),
-    );
+    expect(d.claims_supported).toEqual(['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture']);
     expect(d.op_policy_uri).toMatch(new RegExp(`^${base}/legal/`));
     expect(d.op_tos_uri).toMatch(new RegExp(`^${base}/legal/`));
     for (const url of Object.values(d).filter((v): v is string => typeof v === 'string' && v.startsWith('http'))) {

@@ -259,10 +259,37 @@ describe('the email scope', () => {
         claims: hasEmail ? ['email', 'email_verified'] : [],
       });
       if (env.PROFILE === 'hosted') {
-        // The spec table's scopes (and `wallets`, for account clients), with email only when asked.
-        expect(discovery.scopes_supported).toEqual(
-          hasEmail ? ['openid', 'profile', 'wallets', 'email'] : ['openid', 'profile', 'wallets'],
-        );
+        // The spec table's scopes, with email only when asked.
+        expect(discovery.scopes_supported).toEqual(hasEmail ? ['openid', 'profile', 'email'] : ['openid', 'profile']);
+      }
+    }
+  });
+
+  it('the wallets scope and the wallet, wallets claims: advertised by default on self-hosted, on hosted only with ADVERTISE_WALLETS_SCOPE=true', async () => {
+    for (const [env, advertised] of [
+      [{}, true],
+      [{ ADVERTISE_WALLETS_SCOPE: 'false' }, false],
+      [{ PROFILE: 'hosted' }, false],
+      [{ PROFILE: 'hosted', ADVERTISE_WALLETS_SCOPE: 'true' }, true],
+      [{ PROFILE: 'hosted', ADVERTISE_WALLETS_SCOPE: 'true', EMAIL_SCOPE: 'true' }, true],
+    ] as const) {
+      const { provider, discovery } = await harness(env);
+      await provider.stop();
+      const scopes = discovery.scopes_supported as string[];
+      const claims = discovery.claims_supported as string[];
+      expect({ env, scope: scopes.includes('wallets') }).toEqual({ env, scope: advertised });
+      expect({ env, claims: claims.filter((c) => c === 'wallet' || c === 'wallets') }).toEqual({
+        env,
+        claims: advertised ? ['wallet', 'wallets'] : [],
+      });
+      if (env.PROFILE === 'hosted') {
+        // The table's values first, each extension added once, in the order turned on.
+        expect(scopes).toEqual([
+          'openid',
+          'profile',
+          ...(advertised ? ['wallets'] : []),
+          ...('EMAIL_SCOPE' in env ? ['email'] : []),
+        ]);
       }
     }
   });

@@ -34,6 +34,10 @@ export type ProfileDefinition = {
   advertisedClientAuthMethods?: string[];
   /** The claims_supported list advertised, when it must be exactly the spec's. */
   advertisedClaims?: string[];
+  /** The subject_types_supported list advertised, when a subset of what works. */
+  advertisedSubjectTypes?: string[];
+  /** Scope values and claims that work but are left out of discovery (an extension the operator has not advertised). */
+  unadvertised?: { scopes: string[]; claims: string[] };
   /** token_endpoint_auth_method of a registered client that names none. */
   defaultClientAuthMethod: 'none' | 'client_secret_basic';
   /**
@@ -71,16 +75,19 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
     clientManagementPath: '/client',
     // siwe works too (the raw message and signature), and offline_access is accepted (stock
     // clients such as oidc-agent register it and refuse a client without it) though it grants
-    // nothing more: refresh tokens go to every client registered for them. The spec's table
-    // advertises openid and profile; `wallets` (the linked wallets of an account client) is
-    // advertised too.
+    // nothing more: refresh tokens go to every client registered for them. Discovery carries
+    // exactly the published table's values (openid, profile; its seven claims; pairwise);
+    // extensions are added to it only when the operator turns their advertising on
+    // (EMAIL_SCOPE, ADVERTISE_WALLETS_SCOPE: `profileFor`). A client that registers
+    // `subject_type: public`, or names none, still gets public subjects.
     scopes: ['openid', 'offline_access', 'profile', 'siwe', 'wallets'],
-    advertisedScopes: ['openid', 'profile', 'wallets'],
+    advertisedScopes: ['openid', 'profile'],
     responseTypes: ['code', 'id_token', 'id_token token'],
     subjectTypes: ['public', 'pairwise'],
+    advertisedSubjectTypes: ['pairwise'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
     advertisedClientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-    advertisedClaims: ['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture', 'wallet', 'wallets'],
+    advertisedClaims: ['sub', 'aud', 'exp', 'iat', 'iss', 'preferred_username', 'picture'],
     defaultClientAuthMethod: 'client_secret_basic',
     // offline_access is not advertised (the spec's table): a client registered with the
     // refresh_token grant gets refresh tokens anyway, so browser apps can renew a session.
@@ -88,17 +95,36 @@ export const PROFILES: Record<Profile, ProfileDefinition> = {
   },
 };
 
+/** The `wallets` scope and the claims an account client receives (relying-party/account-subject.ts). */
+const WALLETS_SCOPE = 'wallets';
+const ACCOUNT_CLAIMS = ['wallet', 'wallets'];
+
 /**
- * The profile as this configuration runs it: with `EMAIL_SCOPE` on, the `email` scope and its
- * claims are supported and, where the profile advertises an exact list, added to it.
+ * The profile as this configuration runs it. With `EMAIL_SCOPE` on, the `email` scope and its
+ * claims are supported and, where the profile advertises an exact list, added to it. The
+ * `wallets` scope and the `wallet`, `wallets` claims always work for account clients; with
+ * `ADVERTISE_WALLETS_SCOPE` on they are advertised too (added to an exact list), with it off they
+ * are left out of discovery.
  */
-export function profileFor(config: Pick<Config, 'profile' | 'emailScope'>): ProfileDefinition {
+export function profileFor(config: Pick<Config, 'profile' | 'emailScope' | 'advertiseWalletsScope'>): ProfileDefinition {
   const base = PROFILES[config.profile];
-  if (!config.emailScope) return base;
+  const scopes = [...base.scopes];
+  const advertisedScopes = base.advertisedScopes && [...base.advertisedScopes];
+  const advertisedClaims = base.advertisedClaims && [...base.advertisedClaims];
+  if (config.advertiseWalletsScope) {
+    advertisedScopes?.push(WALLETS_SCOPE);
+    advertisedClaims?.push(...ACCOUNT_CLAIMS);
+  }
+  if (config.emailScope) {
+    scopes.push('email');
+    advertisedScopes?.push('email');
+    advertisedClaims?.push('email', 'email_verified');
+  }
   return {
     ...base,
-    scopes: [...base.scopes, 'email'],
-    ...(base.advertisedScopes ? { advertisedScopes: [...base.advertisedScopes, 'email'] } : {}),
-    ...(base.advertisedClaims ? { advertisedClaims: [...base.advertisedClaims, 'email', 'email_verified'] } : {}),
+    scopes,
+    ...(advertisedScopes ? { advertisedScopes } : {}),
+    ...(advertisedClaims ? { advertisedClaims } : {}),
+    ...(config.advertiseWalletsScope ? {} : { unadvertised: { scopes: [WALLETS_SCOPE], claims: ACCOUNT_CLAIMS } }),
   };
 }

@@ -34,6 +34,12 @@ export function discoveryValues(profile: ProfileDefinition): Middleware {
       if (profile.advertisedScopes) body.scopes_supported = profile.advertisedScopes;
       if (profile.advertisedClaims) body.claims_supported = profile.advertisedClaims;
       if (profile.advertisedClientAuthMethods) body.token_endpoint_auth_methods_supported = profile.advertisedClientAuthMethods;
+      if (profile.advertisedSubjectTypes) body.subject_types_supported = profile.advertisedSubjectTypes;
+      const hidden = profile.unadvertised;
+      if (hidden) {
+        body.scopes_supported = (body.scopes_supported as string[]).filter((scope) => !hidden.scopes.includes(scope));
+        body.claims_supported = (body.claims_supported as string[]).filter((claim) => !hidden.claims.includes(claim));
+      }
     });
   };
 }

@@ -15,7 +15,8 @@ const supportedByConfig = new WeakMap<object, ReadonlySet<string>>();
 export function scopesSupportedBy(config: Pick<Config, 'profile' | 'emailScope'>): ReadonlySet<string> {
   let supported = supportedByConfig.get(config);
   if (!supported) {
-    supported = new Set(profileFor(config).scopes);
+    // What is advertised does not change what works.
+    supported = new Set(profileFor({ ...config, advertiseWalletsScope: true }).scopes);
     supportedByConfig.set(config, supported);
   }
   return supported;
