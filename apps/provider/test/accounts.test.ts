@@ -335,6 +335,23 @@ describe('accounts: one person, many wallets', () => {
     expect((await link(jar, key())).status).toBe(201);
   });
 
+  it('a wallet’s link signature is that wallet’s fresh proof for the next 10 minutes (as docs/wallets.md says)', async () => {
+    const alice = key();
+    const bob = key();
+    const { jar } = await signIn(accountClient, alice);
+    expect((await link(jar, bob)).status).toBe(201);
+    // Alice (primary, fresh from her sign-in) makes Bob the primary.
+    expect((await page(jar, 'POST', '/account/primary', { id: `eip155:0:${bob.address}` })).status).toBe(204);
+    // Bob has signed nothing but his link message: that signature is the primary's fresh proof.
+    expect((await page(jar, 'DELETE', `/account/wallets/${encodeURIComponent(`eip155:0:${alice.address}`)}`)).status).toBe(204);
+    // Past the 10 minutes it no longer counts.
+    expect((await link(jar, alice)).status).toBe(201);
+    await ageProofs(jar);
+    expect(await error(await page(jar, 'DELETE', `/account/wallets/${encodeURIComponent(`eip155:0:${alice.address}`)}`))).toEqual(
+      { status: 401, error: 'REAUTHENTICATION_REQUIRED' },
+    );
+  });
+
   it('removing another wallet, changing the primary and deleting need the primary wallet’s fresh signature', async () => {
     const alice = key();
     const bob = key();
