@@ -20,10 +20,10 @@ const store =
   storage === 'memory'
     ? (await import('../apps/provider/dist/storage/memory.js')).createMemoryStore()
     : storage.startsWith('sqlite:')
-      ? (await import('../apps/provider/dist/storage/sqlite.js')).createSqliteStore(storage.slice('sqlite:'.length))
+      ? (await import('../apps/provider/dist/storage/sqlite/sqlite.js')).createSqliteStore(storage.slice('sqlite:'.length))
       : storage.startsWith('postgres')
-        ? await (await import('../apps/provider/dist/storage/postgres.js')).createPostgresStore(storage)
-        : (await import('../apps/provider/dist/storage/redis.js')).createRedisStore(storage, {
+        ? await (await import('../apps/provider/dist/storage/postgres/postgres.js')).createPostgresStore(storage)
+        : (await import('../apps/provider/dist/storage/redis/redis.js')).createRedisStore(storage, {
             prefix: process.env.STORAGE_PREFIX ?? `bare-${port}:`,
           });
 const adapter = createOidcAdapter(store);

@@ -62,8 +62,8 @@ export async function openPlace(storage: Storage, dir: string): Promise<Place> {
   switch (storage) {
     case 'sqlite': {
       const path = join(dir, 'records.db');
-      const { createSqliteStore } = await import('../apps/provider/src/storage/sqlite.ts');
-      const { loadDatabase } = await import('../apps/provider/src/storage/sqlite-driver.ts');
+      const { createSqliteStore } = await import('../apps/provider/src/storage/sqlite/sqlite.ts');
+      const { loadDatabase } = await import('../apps/provider/src/storage/sqlite/sqlite-driver.ts');
       const store = createSqliteStore(path, { sweepIntervalMs: NO_SWEEP });
       const Database = loadDatabase();
       return {
@@ -94,7 +94,7 @@ export async function openPlace(storage: Storage, dir: string): Promise<Place> {
     }
     case 'postgres': {
       const schema = postgresSchema();
-      const { createPostgresStore } = await import('../apps/provider/src/storage/postgres.ts');
+      const { createPostgresStore } = await import('../apps/provider/src/storage/postgres/postgres.ts');
       const { sql } = await import('@signet/testkit/postgres');
       const store = await createPostgresStore(schema.url, { sweepIntervalMs: NO_SWEEP });
       return {
@@ -131,7 +131,7 @@ export async function openPlace(storage: Storage, dir: string): Promise<Place> {
       // server's, and nothing else runs on it during the benchmark.
       const url = 'redis://127.0.0.1:6379/9';
       const prefix = 'bench-records:';
-      const { createRedisStore } = await import('../apps/provider/src/storage/redis.ts');
+      const { createRedisStore } = await import('../apps/provider/src/storage/redis/redis.ts');
       const store = createRedisStore(url, { prefix });
       const client = store.client as import('ioredis').Redis;
       // ASYNC: a million keys take Redis seconds to free, past the store's command timeout.

@@ -30,14 +30,29 @@ import {
 import { BITCOIN_NETWORKS, type BitcoinNetwork } from '@signet/siwb/message';
 import { SOLANA_NETWORKS, type SolanaNetwork } from '@signet/siws/message';
 import { z } from 'zod';
-import type { AuditDestination } from './observability/audit.ts';
-import { type LogFormat, resolveLogFormat } from './observability/logger.ts';
-import { type PostgresTarget, PostgresUrlError, parsePostgresUrl } from './storage/postgres-url.ts';
-import { parseRedisUrl, type RedisTarget, RedisUrlError } from './storage/redis-url.ts';
+import { type PostgresTarget, PostgresUrlError, parsePostgresUrl } from './storage/postgres/postgres-url.ts';
+import { parseRedisUrl, type RedisTarget, RedisUrlError } from './storage/redis/redis-url.ts';
+
+/** Where audit events go (AUDIT_LOG): observability/audit.ts writes them. */
+export type AuditDestination = 'off' | 'stdout' | 'stderr' | { file: string };
+
+/** How log lines are written (LOG_FORMAT after `auto` is resolved): observability/logger.ts. */
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * LOG_FORMAT=auto: readable, coloured lines when stdout is a terminal outside production (a
+ * developer watching), JSON otherwise (a process manager or log collector reading).
+ */
+export function resolveLogFormat(
+  setting: 'auto' | LogFormat,
+  isTerminal = process.stdout.isTTY === true,
+  nodeEnv = process.env.NODE_ENV,
+): LogFormat {
+  if (setting !== 'auto') return setting;
+  return isTerminal && nodeEnv !== 'production' ? 'pretty' : 'json';
+}
 
 export type Profile = 'self-hosted' | 'hosted';
-
-/** A setting that stops the start; the message begins with the variable's name. */
 
 const optionalText = text();
 

@@ -13,7 +13,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOidcAdapter } from '../src/storage/adapter.ts';
 import { aroundEachOperation } from '../src/storage/around.ts';
-import { createPostgresStore, type PostgresStore } from '../src/storage/postgres.ts';
+import { createPostgresStore, type PostgresStore } from '../src/storage/postgres/postgres.ts';
 import { withUnitsOfWork } from '../src/storage/unit-of-work.ts';
 
 describe('a sign-in on PostgreSQL: a record and what it names in one statement', () => {

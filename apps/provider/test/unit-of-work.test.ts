@@ -8,7 +8,7 @@ import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aroundEachOperation } from '../src/storage/around.ts';
-import { createSqliteStore } from '../src/storage/sqlite.ts';
+import { createSqliteStore } from '../src/storage/sqlite/sqlite.ts';
 import { StorageUnavailableError } from '../src/storage/store.ts';
 
 /**

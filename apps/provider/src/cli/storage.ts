@@ -89,7 +89,7 @@ export function storageCommands({ usageError, configFor }: Helpers): Record<stri
           out(json ? JSON.stringify(result, null, 2) : `${config.storage.kind} storage needs no migration step`);
           return;
         }
-        const { migratePostgresSchema } = await import('../storage/postgres.ts');
+        const { migratePostgresSchema } = await import('../storage/postgres/postgres.ts');
         const result = await migratePostgresSchema(config.storage.postgres, {
           lockTimeoutMs: values['lock-timeout-ms'] === undefined ? undefined : Number(values['lock-timeout-ms']),
         });

@@ -8,8 +8,7 @@
 import type { Context } from 'koa';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import pino from 'pino';
-
-export type AuditDestination = 'off' | 'stdout' | 'stderr' | { file: string };
+import type { AuditDestination } from '../config.ts';
 
 /** Every event name, with what it records. */
 export type AuditEvent =

@@ -1,21 +1,8 @@
 import { createRequire } from 'node:module';
 import pino from 'pino';
+import type { LogFormat } from '../config.ts';
 
 export type Logger = pino.Logger;
-export type LogFormat = 'json' | 'pretty';
-
-/**
- * LOG_FORMAT=auto: readable, coloured lines when stdout is a terminal outside production (a
- * developer watching), JSON otherwise (a process manager or log collector reading).
- */
-export function resolveLogFormat(
-  setting: 'auto' | LogFormat,
-  isTerminal = process.stdout.isTTY === true,
-  nodeEnv = process.env.NODE_ENV,
-): LogFormat {
-  if (setting !== 'auto') return setting;
-  return isTerminal && nodeEnv !== 'production' ? 'pretty' : 'json';
-}
 
 /** pino-pretty as a synchronous stream in this process (no worker thread), loaded only when used. */
 function prettyStream(): pino.DestinationStream {

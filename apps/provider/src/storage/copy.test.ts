@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { postgresSchema, type TestSchema } from '@signet/testkit/postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CopyConflictError, copyStorage } from './copy.ts';
-import { createPostgresStore } from './postgres.ts';
-import { createRedisStore } from './redis.ts';
-import { createSqliteStore } from './sqlite.ts';
+import { createPostgresStore } from './postgres/postgres.ts';
+import { createRedisStore } from './redis/redis.ts';
+import { createSqliteStore } from './sqlite/sqlite.ts';
 import type { Store } from './store.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -3,7 +3,7 @@ import { createMemoryStore } from './memory.ts';
 import type { Store } from './store.ts';
 
 export { createOidcAdapter, listModelIds } from './adapter.ts';
-export { checkEvictionPolicy } from './eviction.ts';
+export { checkEvictionPolicy } from './redis/eviction.ts';
 export { type Reference, StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 export { createMemoryStore };
 
@@ -26,15 +26,15 @@ export async function createStore(
     case 'memory':
       return createMemoryStore();
     case 'sqlite':
-      return (await import('./sqlite.ts')).createSqliteStore(config.storage.path, { warn: options.warn });
+      return (await import('./sqlite/sqlite.ts')).createSqliteStore(config.storage.path, { warn: options.warn });
     case 'redis':
-      return (await import('./redis.ts')).createRedisStore(config.storage.redis, {
+      return (await import('./redis/redis.ts')).createRedisStore(config.storage.redis, {
         prefix: config.storagePrefix,
         ...(options.cacheClients ? { cachedPrefixes: ['oidc:Client:'], onCacheChange: options.cacheClients } : {}),
       });
     case 'postgres':
       // Connects, checks the server takes writes and migrates the schema before it answers.
-      return (await import('./postgres.ts')).createPostgresStore(config.storage.postgres, {
+      return (await import('./postgres/postgres.ts')).createPostgresStore(config.storage.postgres, {
         poolSize: config.storagePoolSize,
         statementTimeoutMs: config.storageStatementTimeoutMs,
         ...(options.warn ? { warn: options.warn } : {}),

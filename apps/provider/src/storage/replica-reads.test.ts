@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOidcAdapter } from './adapter.ts';
 import { aroundEachOperation } from './around.ts';
-import { createRedisStore } from './redis.ts';
+import { createRedisStore } from './redis/redis.ts';
 import type { Store } from './store.ts';
 import { withUnitsOfWork } from './unit-of-work.ts';
 

@@ -7,10 +7,10 @@ import { startRedisCluster } from '@signet/testkit/redis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOidcAdapter } from './adapter.ts';
 import { createMemoryStore } from './memory.ts';
-import { createPostgresStore } from './postgres.ts';
-import { createRedisStore } from './redis.ts';
-import { createSqliteStore } from './sqlite.ts';
-import { loadDatabase } from './sqlite-driver.ts';
+import { createPostgresStore } from './postgres/postgres.ts';
+import { createRedisStore } from './redis/redis.ts';
+import { createSqliteStore } from './sqlite/sqlite.ts';
+import { loadDatabase } from './sqlite/sqlite-driver.ts';
 import type { Store, Write } from './store.ts';
 import { withUnitsOfWork } from './unit-of-work.ts';
 

@@ -10,7 +10,7 @@
  * signing keys have no expiry, and losing an account loses a person's wallets for good.
  */
 import { SettingsError } from '@signet/settings';
-import type { Store } from './store.ts';
+import type { Store } from '../store.ts';
 
 export const SAFE_EVICTION_POLICY = 'noeviction';
 

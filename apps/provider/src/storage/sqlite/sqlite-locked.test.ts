@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { StorageUnavailableError } from '../store.ts';
 import { createSqliteStore } from './sqlite.ts';
 import { loadDatabase } from './sqlite-driver.ts';
-import { StorageUnavailableError } from './store.ts';
 
 describe('SQLite failures a request cannot fix are StorageUnavailableError (503), as for Redis', () => {
   it('a database locked by another process beyond the busy timeout; all works again once it is released', async () => {

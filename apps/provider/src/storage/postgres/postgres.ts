@@ -24,6 +24,7 @@
  */
 import { SettingsError } from '@signet/settings';
 import pg from 'pg';
+import { StorageUnavailableError, type Store, type StoredEntry, type Write } from '../store.ts';
 import { type CachedReads, cachedReads } from './postgres-cache.ts';
 import {
   ANNOUNCED_PREFIX,
@@ -35,7 +36,6 @@ import {
   schemaVersion,
 } from './postgres-schema.ts';
 import { describePostgres, type PostgresTarget, parsePostgresUrl, tlsOptions } from './postgres-url.ts';
-import { StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 
 export type PostgresStoreOptions = {
   /** Connections in the pool (default 10). */

@@ -1,6 +1,6 @@
 import { SettingsError } from '@signet/settings';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../../config.ts';
 import { parseRedisUrl } from './redis-url.ts';
 
 describe('STORAGE_URL for Redis', () => {

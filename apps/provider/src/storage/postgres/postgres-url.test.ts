@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../../config.ts';
 import { describePostgres, parsePostgresUrl, tlsOptions } from './postgres-url.ts';
 
 describe('PostgreSQL URLs', () => {

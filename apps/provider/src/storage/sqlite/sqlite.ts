@@ -1,8 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { StorageUnavailableError, type Store, type StoredEntry, type Write } from '../store.ts';
 import { recentValues } from './recent-values.ts';
 import { loadDatabase } from './sqlite-driver.ts';
-import { StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 
 /**
  * The database holds the private signing key, cookie keys and the pairwise salt: only this

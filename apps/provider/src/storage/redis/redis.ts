@@ -1,7 +1,7 @@
 import { type ChainableCommander, Cluster, Redis, type RedisOptions } from 'ioredis';
+import { type Reference, StorageUnavailableError, type Store, type StoredEntry, type Write } from '../store.ts';
 import { type TrackedReads, trackReads } from './redis-tracking.ts';
 import { parseRedisUrl, type RedisTarget } from './redis-url.ts';
-import { type Reference, StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 
 export type RedisStoreOptions = {
   /** Prepended to every key, so several deployments can share one Redis (default "signet:"). */

@@ -8,10 +8,10 @@
 import { POSTGRES_URL, postgresSchema, sql, type TestSchema, withParameters } from '@signet/testkit/postgres';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMemoryStore } from './memory.ts';
+import { createMemoryStore } from '../memory.ts';
+import type { Store, StoredEntry, Write } from '../store.ts';
 import { createPostgresStore, type PostgresStore, prefixEnd } from './postgres.ts';
 import { LATEST_VERSION, migrationLockName } from './postgres-schema.ts';
-import type { Store, StoredEntry, Write } from './store.ts';
 
 const schemas: TestSchema[] = [];
 const fresh = () => {
