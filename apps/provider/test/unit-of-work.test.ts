@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aroundEachOperation } from '../src/storage/around.ts';
 import { createSqliteStore } from '../src/storage/sqlite/sqlite.ts';
-import { StorageUnavailableError } from '../src/storage/store.ts';
+import { delegateTo, StorageUnavailableError } from '../src/storage/store.ts';
 
 /**
  * A request's writes are stored together, at its end and before its answer leaves. The store
@@ -192,8 +192,7 @@ describe('a batch the storage refuses', () => {
     // The storage fails exactly when asked to store a request's writes (a disk that filled up,
     // a Redis that went away between the request's reads and its end).
     const store: Store = {
-      ...inner,
-      kind: inner.kind,
+      ...delegateTo(inner),
       batch: (writes) =>
         refuse
           ? Promise.reject(new StorageUnavailableError('SQLite: SQLITE_FULL (database or disk is full)'))

@@ -1,4 +1,4 @@
-import type { Store, Write } from './store.ts';
+import { delegateTo, type Store, type Write } from './store.ts';
 
 /** Every operation a Store answers (ping and close aside), by the name of its method. */
 export const STORAGE_OPERATIONS = [
@@ -30,8 +30,7 @@ export function aroundEachOperation(
 ): Store {
   const withReferences = inner.getWithReferences?.bind(inner);
   return {
-    ...inner,
-    kind: inner.kind,
+    ...delegateTo(inner),
     get: (key) => around('get', { key }, () => inner.get(key)),
     getMany: (keys) => around('getMany', { key: keys[0] }, () => inner.getMany(keys)),
     ...(withReferences

@@ -79,6 +79,32 @@ export async function applyInOrder(store: Pick<Store, 'set' | 'delete' | 'addToS
   }
 }
 
+/**
+ * A plain object answering every operation of `inner` (the optional ones where it has them),
+ * for a wrapper to override some of: a store may be a class, whose methods an object spread
+ * (`{ ...inner }`) would not copy.
+ */
+export function delegateTo(inner: Store): Store {
+  return {
+    kind: inner.kind,
+    get: (key) => inner.get(key),
+    getMany: (keys) => inner.getMany(keys),
+    ...(inner.getWithReferences ? { getWithReferences: inner.getWithReferences.bind(inner) } : {}),
+    set: (key, value, ttl) => inner.set(key, value, ttl),
+    setIfAbsent: (key, value, ttl) => inner.setIfAbsent(key, value, ttl),
+    delete: (...keys) => inner.delete(...keys),
+    addToSet: (key, member, ttl) => inner.addToSet(key, member, ttl),
+    members: (key) => inner.members(key),
+    increment: (key, ttl, by) => inner.increment(key, ttl, by),
+    batch: (writes) => inner.batch(writes),
+    keys: (prefix) => inner.keys(prefix),
+    ...(inner.entries ? { entries: inner.entries.bind(inner) } : {}),
+    ...(inner.maxmemoryPolicies ? { maxmemoryPolicies: inner.maxmemoryPolicies.bind(inner) } : {}),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}
+
 /** Storage could not be reached or failed: the provider answers 503 for requests that need it. */
 export class StorageUnavailableError extends Error {
   override readonly name: string = 'StorageUnavailableError';

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Reference, Store, Write } from './store.ts';
+import { delegateTo, type Reference, type Store, type Write } from './store.ts';
 
 /**
  * One request's storage work. Its writes (set, delete, addToSet) are held and stored together
@@ -110,8 +110,7 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
     };
 
   const store: UnitOfWorkStore = {
-    ...inner,
-    kind: inner.kind,
+    ...delegateTo(inner),
     async run(work) {
       const unit: Unit = { writes: [], seen: new Map(), touched: new Set(), pending: new Map(), open: true };
       let result: Awaited<ReturnType<typeof work>>;
@@ -231,8 +230,7 @@ export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
 /** The same interface with no unit: every operation goes straight to the store (memory storage). */
 export function withoutUnitsOfWork(inner: Store): UnitOfWorkStore {
   return {
-    ...inner,
-    kind: inner.kind,
+    ...delegateTo(inner),
     run: (work) => work(),
     immediate: (work) => work(),
     prefetch: () => {},
