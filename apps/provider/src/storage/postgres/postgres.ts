@@ -22,20 +22,17 @@
  *   pooled connection and reconnect, and ping fails until a writable primary answers, so
  *   /health/ready says 503 meanwhile.
  */
-import { SettingsError } from '@signet/settings';
-import pg from 'pg';
-import { StorageUnavailableError, type Store, type StoredEntry, type Write } from '../store.ts';
+import type pg from 'pg';
+import { type Reference, StorageUnavailableError, type Store, type StoredEntry, type Write } from '../store.ts';
 import { type CachedReads, cachedReads } from './postgres-cache.ts';
-import {
-  ANNOUNCED_PREFIX,
-  changesChannel,
-  LATEST_VERSION,
-  MigrationLockTimeout,
-  type MigrationResult,
-  migrate,
-  schemaVersion,
-} from './postgres-schema.ts';
-import { describePostgres, type PostgresTarget, parsePostgresUrl, tlsOptions } from './postgres-url.ts';
+import { connectionConfig, notAnswering, prepareServer } from './postgres-connect.ts';
+import { StatementPool } from './postgres-pool.ts';
+import { ANNOUNCED_PREFIX, changesChannel } from './postgres-schema.ts';
+import { orderedWrites, prefixEnd, statementsFor, sweepStatementsFor } from './postgres-statements.ts';
+import { describePostgres, type PostgresTarget, parsePostgresUrl } from './postgres-url.ts';
+
+export { migratePostgresSchema } from './postgres-connect.ts';
+export { prefixEnd } from './postgres-statements.ts';
 
 export type PostgresStoreOptions = {
   /** Connections in the pool (default 10). */
@@ -77,486 +74,225 @@ export type PostgresStore = Store & {
   roundTrips(): number;
 };
 
-/** SQLSTATE classes and codes that mean the database cannot serve now, not that the request is wrong. */
-const UNAVAILABLE_CODE = /^(08|53|57|58|28|3D000|25006|40001|40P01|55P03|55000|XX000)/;
-/** Errors that mean this connection points at a server that can no longer take writes, or is going away. */
-const RECONNECT_CODE = /^(25006|57P01|57P02|57P03|08)/;
+const ttl = (seconds?: number) => (seconds === undefined ? null : seconds);
+const rangeOf = (prefix: string) => [prefix, prefixEnd(prefix) ?? null] as const;
+const left = (ttlMs: number | null) => (ttlMs === null ? {} : { ttlMs });
 
-function classify(error: unknown, where: string): Error {
-  const code = (error as { code?: unknown }).code;
-  const message = (error as Error).message ?? String(error);
-  // Node's own (ECONNREFUSED, ETIMEDOUT…) and pg's (connection terminated, timeouts) carry no SQLSTATE.
-  const sqlstate = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-  if (sqlstate === undefined || UNAVAILABLE_CODE.test(sqlstate)) {
-    const what = sqlstate === '25006' ? 'the server is read-only (a standby, or a primary demoted by a failover)' : message;
-    return new StorageUnavailableError(`PostgreSQL (${where}): ${what}${sqlstate ? ` [${sqlstate}]` : ''}`, { cause: error });
+class PostgresStoreImpl implements PostgresStore {
+  readonly kind = 'postgres';
+  readonly statements: Map<string, number>;
+  readonly #sql: ReturnType<typeof statementsFor>;
+  readonly #sweepSql: ReturnType<typeof sweepStatementsFor>;
+  readonly #cache: CachedReads | undefined;
+  readonly #timer: NodeJS.Timeout;
+  readonly #sweepBatch: number;
+  #sweeping: Promise<unknown> | undefined;
+
+  constructor(
+    readonly schema: string,
+    private readonly pool: StatementPool,
+    private readonly where: string,
+    options: PostgresStoreOptions & { cache?: CachedReads },
+  ) {
+    this.statements = pool.statements;
+    this.#sql = statementsFor(`"${schema}"`);
+    this.#sweepSql = sweepStatementsFor(`"${schema}"`);
+    this.#cache = options.cache;
+    this.#sweepBatch = options.sweepBatch ?? 1000;
+    this.#timer = setInterval(() => this.#sweepInBackground(), options.sweepIntervalMs ?? 60_000);
+    this.#timer.unref();
   }
-  return error as Error;
-}
 
-/** Where to connect and how, for pg: TLS decided per sslmode (prefer and allow probe once, at start). */
-async function connectionConfig(target: PostgresTarget, base: pg.ClientConfig): Promise<pg.ClientConfig> {
-  const config: pg.ClientConfig = {
-    host: target.host,
-    port: target.port,
-    database: target.database,
-    ...(target.user === undefined ? {} : { user: target.user }),
-    ...(target.password === undefined ? {} : { password: target.password }),
-    ...(target.options === undefined ? {} : { options: target.options }),
-    application_name: target.applicationName ?? 'signet',
-    ...base,
-  };
-  const mode = target.sslMode;
-  if (mode === 'disable' || target.host.startsWith('/')) return { ...config, ssl: false };
-  if (mode === 'require' || mode === 'verify-ca' || mode === 'verify-full') return { ...config, ssl: tlsOptions(target, mode) };
-  // prefer: TLS (unverified) if the server offers it, else plain; allow: plain unless the server insists on TLS.
-  // Neither verifies anything, so neither stops an active attacker: production uses verify-full.
-  const tls = { ...config, ssl: tlsOptions(target, 'require') };
-  const plain = { ...config, ssl: false as const };
-  const order = mode === 'prefer' ? [tls, plain] : [plain, tls];
-  let firstError: unknown;
-  for (const candidate of order) {
-    const client = new pg.Client(candidate);
-    client.on('error', () => {});
+  roundTrips(): number {
+    return this.pool.roundTrips();
+  }
+
+  #run<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) {
+    return this.pool.run<R>(name, text, values);
+  }
+
+  /** Runs a write of `keys`: what memory holds of them is dropped before and after it. */
+  async #writing<T>(keys: readonly string[], write: () => Promise<T>): Promise<T> {
+    const cache = this.#cache;
+    const covered = cache ? keys.filter((key) => cache.covers(key)) : [];
+    if (!cache || covered.length === 0) return write();
+    cache.writing(covered);
     try {
-      await client.connect();
-      await client.end();
-      return candidate;
-    } catch (error) {
-      await client.end().catch(() => {});
-      firstError ??= error;
-      const message = (error as Error).message;
-      const noTls = /does not support SSL/.test(message);
-      const needsTls = (error as { code?: string }).code === '28000' && /no encryption|SSL off/.test(message);
-      if (!(noTls || needsTls)) throw error;
+      return await write();
+    } finally {
+      cache.writing(covered);
     }
   }
-  throw firstError;
+
+  async get(key: string): Promise<string | undefined> {
+    if (this.#cache?.covers(key)) {
+      return this.#cache.read(key, async () => {
+        const { rows } = await this.#run<{ value: string; expires: boolean }>('get_cacheable', this.#sql.getCacheable, [key]);
+        return { value: rows[0]?.value, expires: rows[0]?.expires ?? false };
+      });
+    }
+    const { rows } = await this.#run<{ value: string }>('get', this.#sql.get, [key]);
+    return rows[0]?.value;
+  }
+
+  async getMany(keys: string[]): Promise<(string | undefined)[]> {
+    if (keys.length === 0) return [];
+    const { rows } = await this.#run<{ key: string; value: string }>('get_many', this.#sql.getMany, [keys]);
+    const found = new Map(rows.map((row) => [row.key, row.value]));
+    return keys.map((key) => found.get(key));
+  }
+
+  async getWithReferences(keys: string[], references: readonly Reference[]): Promise<Map<string, string | undefined>> {
+    const found = new Map<string, string | undefined>(keys.map((key) => [key, undefined]));
+    if (keys.length === 0) return found;
+    const { rows } = await this.#run<{ key: string; value: string | null }>('get_with_references', this.#sql.getWithReferences, [
+      keys,
+      references.map((reference) => `{${reference.path.map((part) => JSON.stringify(part)).join(',')}}`),
+      references.map((reference) => reference.prefix),
+      references.map((reference) => reference.via ?? null),
+    ]);
+    for (const row of rows) found.set(row.key, row.value ?? undefined);
+    return found;
+  }
+
+  async set(key: string, value: string, ttlSeconds?: number): Promise<void> {
+    await this.#writing([key], () => this.#run('set', this.#sql.set, [key, value, ttl(ttlSeconds)]));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean> {
+    const result = await this.#writing([key], () =>
+      this.#run('set_if_absent', this.#sql.setIfAbsent, [key, value, ttl(ttlSeconds)]),
+    );
+    return result.rowCount === 1;
+  }
+
+  async delete(...keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.#writing(keys, () => this.#run('delete', this.#sql.delete, [keys]));
+  }
+
+  async addToSet(key: string, member: string, ttlSeconds?: number): Promise<void> {
+    await this.#run('add_to_set', this.#sql.addToSet, [key, member, ttl(ttlSeconds)]);
+  }
+
+  async members(key: string): Promise<string[]> {
+    const { rows } = await this.#run<{ member: string }>('members', this.#sql.members, [key]);
+    return rows.map((row) => row.member);
+  }
+
+  async increment(key: string, ttlSeconds: number, by = 1): Promise<number> {
+    const { rows } = await this.#run<{ value: string }>('increment', this.#sql.increment, [
+      key,
+      String(Math.trunc(by)),
+      ttlSeconds,
+    ]);
+    return Number(rows[0]?.value);
+  }
+
+  async batch(writes: readonly Write[]): Promise<void> {
+    const ordered = orderedWrites(writes);
+    if (ordered.touched.length === 0) return;
+    await this.#writing(ordered.touched, () => this.#run('batch', this.#sql.batch, ordered.parameters));
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    const [from, to] = rangeOf(prefix);
+    const { rows } =
+      to === null
+        ? await this.#run<{ key: string }>('keys_from', this.#sql.keysFrom, [from])
+        : await this.#run<{ key: string }>('keys_between', this.#sql.keysBetween, [from, to]);
+    return rows.map((row) => row.key);
+  }
+
+  async entries(prefix: string): Promise<StoredEntry[]> {
+    const range = rangeOf(prefix);
+    const [values, sets] = await Promise.all([
+      this.#run<{ key: string; value: string; ttl_ms: number | null }>('entries_values', this.#sql.valuesBetween, [...range]),
+      this.#run<{ key: string; ttl_ms: number | null; members: string[] }>('entries_sets', this.#sql.setsBetween, [...range]),
+    ]);
+    return [
+      ...values.rows.map((row) => ({ key: row.key, value: row.value, ...left(row.ttl_ms) })),
+      ...sets.rows.map((row) => ({ key: row.key, members: row.members, ...left(row.ttl_ms) })),
+    ];
+  }
+
+  /**
+   * Expired rows, now. Each statement is bounded (sweepBatch rows, one short transaction, one
+   * pooled connection for a moment); the sweep goes on until a statement finds fewer, so it keeps
+   * up however fast records expire (a cap of 100 statements a minute fell behind at 1,700 expiring
+   * rows a second: bench/history.md).
+   */
+  async sweep(): Promise<number> {
+    let removed = 0;
+    while (!this.pool.closed) {
+      const kv = await this.#run('sweep_kv', this.#sweepSql.kv, [this.#sweepBatch]);
+      const sets = (await this.#run<{ n: number }>('sweep_sets', this.#sweepSql.sets, [this.#sweepBatch])).rows[0]?.n ?? 0;
+      removed += (kv.rowCount ?? 0) + sets;
+      if ((kv.rowCount ?? 0) < this.#sweepBatch && sets < this.#sweepBatch) break;
+    }
+    return removed;
+  }
+
+  #sweepInBackground(): void {
+    this.#sweeping ??= this.sweep()
+      .catch(() => {
+        // the database is away: the next sweep tries again
+      })
+      .finally(() => {
+        this.#sweeping = undefined;
+      });
+  }
+
+  async ping(): Promise<void> {
+    const { rows } = await this.#run<{ readonly: boolean }>('ping', this.#sql.ping, []);
+    if (rows[0]?.readonly) {
+      // A standby or a demoted primary: reconnect, and stay unready until a writable primary answers.
+      this.pool.recycle();
+      throw new StorageUnavailableError(
+        `PostgreSQL (${this.where}): the server is read-only (a standby, or a primary demoted by a failover)`,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#sweeping;
+    await this.#cache?.close();
+    await this.pool.close();
+  }
 }
 
-/**
- * `signet storage migrate`: brings the schema to this build's version over a direct connection
- * (as the provider does at start), and says what it did.
- */
-export async function migratePostgresSchema(
-  url: string | PostgresTarget,
-  options: { lockTimeoutMs?: number; statementTimeoutMs?: number } = {},
-): Promise<MigrationResult & { where: string; schema: string }> {
-  const target = typeof url === 'string' ? parsePostgresUrl(url) : url;
-  const where = describePostgres(target);
-  const timeout = options.statementTimeoutMs ?? 60_000;
-  let config: pg.ClientConfig;
-  try {
-    config = await connectionConfig(target, { statement_timeout: timeout, connectionTimeoutMillis: 10_000 });
-  } catch (error) {
-    throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where} does not answer (${(error as Error).message})`);
-  }
-  const client = new pg.Client(config);
-  client.on('error', () => {});
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where} does not answer (${(error as Error).message})`);
-  }
-  try {
-    return { ...(await migrate(client, target.schema, { lockTimeoutMs: options.lockTimeoutMs })), where, schema: target.schema };
-  } catch (error) {
-    if (error instanceof MigrationLockTimeout) throw new SettingsError(`STORAGE_URL: ${error.message}`);
-    throw error;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-/**
- * A batch of writes as `apply_writes`' arguments (ops, keys, values, ttls), reduced to what the
- * writes, applied in order, leave behind, and ordered by key: for each key, its delete if one
- * came (value, set and members go), then its last value if set after that, then the members added
- * after it, each with the expiry those adds give the set (the longest; none if any has none).
- * Writes to different keys do not touch the same rows, so the order between keys is free: sorted,
- * every transaction locks the rows of any two keys in the same order, and concurrent batches
- * over the same keys cannot deadlock (in the order written they did: 40P01, a 503).
- * `touched`: every key written.
- */
-function orderedWrites(writes: readonly Write[]): {
-  touched: string[];
-  parameters: [string[], string[], (string | null)[], (number | null)[]];
-} {
-  type Left = { deleted: boolean; value?: { value: string; ttl: number | null }; members?: Set<string>; ttl?: number | null };
-  const left = new Map<string, Left>();
-  const at = (key: string) => {
-    let entry = left.get(key);
-    if (!entry) {
-      entry = { deleted: false };
-      left.set(key, entry);
-    }
-    return entry;
-  };
-  for (const write of writes) {
-    if (write.op === 'delete') {
-      for (const key of write.keys) left.set(key, { deleted: true });
-    } else if (write.op === 'set') {
-      at(write.key).value = { value: write.value, ttl: write.ttlSeconds ?? null };
-    } else {
-      const entry = at(write.key);
-      const ttl = write.ttlSeconds ?? null;
-      if (entry.members === undefined) {
-        entry.members = new Set();
-        entry.ttl = ttl;
-      } else {
-        entry.ttl = entry.ttl === null || ttl === null ? null : Math.max(entry.ttl as number, ttl);
-      }
-      entry.members.add(write.member);
-    }
-  }
-  const touched = [...left.keys()].sort();
-  const ops: string[] = [];
-  const keys: string[] = [];
-  const values: (string | null)[] = [];
-  const ttls: (number | null)[] = [];
-  for (const key of touched) {
-    const entry = left.get(key) as Left;
-    if (entry.deleted) {
-      ops.push('d');
-      keys.push(key);
-      values.push(null);
-      ttls.push(null);
-    }
-    if (entry.value) {
-      ops.push('s');
-      keys.push(key);
-      values.push(entry.value.value);
-      ttls.push(entry.value.ttl);
-    }
-    for (const member of [...(entry.members ?? [])].sort()) {
-      ops.push('a');
-      keys.push(key);
-      values.push(member);
-      ttls.push(entry.ttl ?? null);
-    }
-  }
-  return { touched, parameters: [ops, keys, values, ttls] };
-}
-
-/** The first key after every key starting with `prefix` (code point order, the C collation's), or undefined. */
-export function prefixEnd(prefix: string): string | undefined {
-  const points = [...prefix];
-  while (points.length > 0) {
-    const last = (points.pop() as string).codePointAt(0) as number;
-    let next = last + 1;
-    if (next >= 0xd800 && next <= 0xdfff) next = 0xe000;
-    if (next <= 0x10ffff) return points.join('') + String.fromCodePoint(next);
-  }
-  return undefined;
-}
-
+/** Connects, checks the server takes writes and migrates the schema (postgres-connect.ts), then answers. */
 export async function createPostgresStore(
   url: string | PostgresTarget,
   options: PostgresStoreOptions = {},
 ): Promise<PostgresStore> {
   const target = typeof url === 'string' ? parsePostgresUrl(url) : url;
   const where = describePostgres(target);
-  const s = `"${target.schema}"`;
   const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
-  const base: pg.ClientConfig = {
-    statement_timeout: statementTimeoutMs,
-    query_timeout: statementTimeoutMs + 1000,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? statementTimeoutMs,
-    keepAlive: true,
-    ...(target.connectTimeoutSeconds ? { connectionTimeoutMillis: target.connectTimeoutSeconds * 1000 } : {}),
-  };
-
   let config: pg.ClientConfig;
   try {
-    config = await connectionConfig(target, base);
-  } catch (error) {
-    throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where} does not answer (${(error as Error).message})`);
-  }
-
-  // At start: a direct connection checks the server takes writes, then migrates (or checks the version).
-  const direct = new pg.Client(config);
-  direct.on('error', () => {});
-  try {
-    try {
-      await direct.connect();
-    } catch (error) {
-      throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where} does not answer (${(error as Error).message})`);
-    }
-    const { rows } = await direct.query<{ recovery: boolean; readonly: string; autovacuum: string }>(
-      "SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS readonly, current_setting('autovacuum') AS autovacuum",
-    );
-    if (rows[0]?.recovery || rows[0]?.readonly === 'on') {
-      throw new SettingsError(
-        `STORAGE_URL: PostgreSQL at ${where} is read-only (${rows[0]?.recovery ? 'a hot standby' : 'default_transaction_read_only is on'}); Signet writes on every sign-in: point STORAGE_URL at the primary`,
-      );
-    }
-    if (rows[0]?.autovacuum === 'off') {
-      // Every expired record the sweep deletes, and every update, leaves a dead row that only
-      // VACUUM reclaims: without it the tables and their indexes grow for as long as sign-ins go on.
-      options.warn?.(
-        `PostgreSQL at ${where} has autovacuum off: the rows Signet deletes (every expired record) and updates leave dead space that only VACUUM reclaims, so the schema ${target.schema}'s tables and indexes grow and reads slow; turn autovacuum on, or VACUUM them on a schedule`,
-      );
-    }
-    if (options.migrate === false) {
-      const version = await schemaVersion(direct, target.schema);
-      if (version !== LATEST_VERSION) {
-        throw new SettingsError(
-          `STORAGE_URL: the schema ${target.schema} at ${where} is at version ${version}, this build needs ${LATEST_VERSION}: run signet storage migrate`,
-        );
-      }
-    } else {
-      await migrate(direct, target.schema, { lockTimeoutMs: options.lockTimeoutMs });
-    }
-  } catch (error) {
-    if (error instanceof SettingsError) throw error;
-    if (error instanceof MigrationLockTimeout) throw new SettingsError(`STORAGE_URL: ${error.message}`);
-    throw new SettingsError(`STORAGE_URL: PostgreSQL at ${where}: ${(error as Error).message}`);
-  } finally {
-    await direct.end().catch(() => {});
-  }
-
-  let roundTrips = 0;
-  const newPool = () => {
-    const created = new pg.Pool({ ...config, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
-    // An idle connection the server closed (a restart, a failover): the pool drops it; nothing to do here.
-    created.on('error', () => {});
-    // Each ReadyForQuery ends one exchange with the server: a round trip (measured, not assumed).
-    created.on('connect', (client) => {
-      (client as unknown as { connection: import('node:events').EventEmitter }).connection.on('readyForQuery', () => {
-        roundTrips += 1;
-      });
+    config = await connectionConfig(target, {
+      statement_timeout: statementTimeoutMs,
+      query_timeout: statementTimeoutMs + 1000,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? statementTimeoutMs,
+      keepAlive: true,
+      ...(target.connectTimeoutSeconds ? { connectionTimeoutMillis: target.connectTimeoutSeconds * 1000 } : {}),
     });
-    return created;
-  };
-  let pool = newPool();
-  let closed = false;
-  let lastRecycle = 0;
-  /**
-   * Every pooled connection dropped at once: after a server said it is read-only (a demoted
-   * primary) or shutting down, the connections still open lead to that server; new ones go where
-   * the host name now points (the new primary). At most once a second.
-   */
-  const recycle = () => {
-    if (closed || Date.now() - lastRecycle < 1000) return;
-    lastRecycle = Date.now();
-    const old = pool;
-    pool = newPool();
-    old.end().catch(() => {});
-  };
-
-  const statements = new Map<string, number>();
-  const run = async <R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> => {
-    if (closed) throw new StorageUnavailableError(`PostgreSQL (${where}): the store is closed`);
-    statements.set(name, (statements.get(name) ?? 0) + 1);
-    options.onStatement?.(name);
-    try {
-      return await pool.query<R>({ name: `signet_${name}`, text, values });
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'string' && RECONNECT_CODE.test(code)) recycle();
-      throw classify(error, where);
-    }
-  };
-
-  const alive = '(expires_at IS NULL OR expires_at > now())';
-  const SQL = {
-    get: `SELECT value FROM ${s}.kv WHERE key = $1 AND ${alive}`,
-    getCacheable: `SELECT value, expires_at IS NOT NULL AS expires FROM ${s}.kv WHERE key = $1 AND ${alive}`,
-    getMany: `SELECT key, value FROM ${s}.kv WHERE key = ANY($1::text[]) AND ${alive}`,
-    // The keys asked for ($1), and what the first one's value names ($2 paths, $3 prefixes, $4 lookup prefixes).
-    getWithReferences: `SELECT found_key AS key, found_value AS value FROM ${s}.read_with_references($1::text[], $2::text[], $3::text[], $4::text[])`,
-    set: `INSERT INTO ${s}.kv (key, value, expires_at) VALUES ($1, $2, now() + $3::float8 * interval '1 second')
-          ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
-    setIfAbsent: `INSERT INTO ${s}.kv AS t (key, value, expires_at) VALUES ($1, $2, now() + $3::float8 * interval '1 second')
-          ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
-          WHERE t.expires_at IS NOT NULL AND t.expires_at <= now()
-          RETURNING 1`,
-    delete: `WITH kv AS (DELETE FROM ${s}.kv WHERE key = ANY($1::text[])), sets AS (DELETE FROM ${s}.sets WHERE key = ANY($1::text[]))
-          DELETE FROM ${s}.set_members WHERE key = ANY($1::text[])`,
-    addToSet: `SELECT ${s}.add_to_set($1, $2, $3::float8)`,
-    members: `SELECT m.member FROM ${s}.sets t JOIN ${s}.set_members m ON m.key = t.key
-          WHERE t.key = $1 AND (t.expires_at IS NULL OR t.expires_at > now())`,
-    increment: `INSERT INTO ${s}.kv AS t (key, value, expires_at) VALUES ($1, $2::bigint::text, now() + $3::float8 * interval '1 second')
-          ON CONFLICT (key) DO UPDATE SET
-            value = CASE WHEN t.expires_at IS NOT NULL AND t.expires_at <= now() THEN excluded.value
-                         ELSE (t.value::bigint + $2::bigint)::text END,
-            expires_at = CASE WHEN t.expires_at IS NOT NULL AND t.expires_at <= now() THEN excluded.expires_at ELSE t.expires_at END
-          RETURNING value`,
-    batch: `SELECT ${s}.apply_writes($1::text[], $2::text[], $3::text[], $4::float8[])`,
-    keysFrom: `SELECT key FROM ${s}.kv WHERE key >= $1 AND ${alive} UNION SELECT key FROM ${s}.sets WHERE key >= $1 AND ${alive}`,
-    keysBetween: `SELECT key FROM ${s}.kv WHERE key >= $1 AND key < $2 AND ${alive}
-          UNION SELECT key FROM ${s}.sets WHERE key >= $1 AND key < $2 AND ${alive}`,
-    valuesBetween: `SELECT key, value, ceil(extract(epoch FROM expires_at - now()) * 1000)::float8 AS ttl_ms FROM ${s}.kv
-          WHERE key >= $1 AND ($2::text IS NULL OR key < $2) AND ${alive} ORDER BY key`,
-    setsBetween: `SELECT t.key, ceil(extract(epoch FROM t.expires_at - now()) * 1000)::float8 AS ttl_ms, array_agg(m.member ORDER BY m.member) AS members
-          FROM ${s}.sets t JOIN ${s}.set_members m ON m.key = t.key
-          WHERE t.key >= $1 AND ($2::text IS NULL OR t.key < $2) AND (t.expires_at IS NULL OR t.expires_at > now())
-          GROUP BY t.key, t.expires_at ORDER BY t.key`,
-    ping: "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' AS readonly",
-  };
-  /** The sweep's deletes: expired rows found through the expiry indexes, at most `$1` a statement. */
-  const SWEEP = {
-    kv: `DELETE FROM ${s}.kv WHERE ctid = ANY(ARRAY(
-          SELECT ctid FROM ${s}.kv WHERE expires_at <= now() LIMIT $1 FOR UPDATE SKIP LOCKED)) AND expires_at <= now()`,
-    sets: `WITH gone AS (DELETE FROM ${s}.sets WHERE ctid = ANY(ARRAY(
-          SELECT ctid FROM ${s}.sets WHERE expires_at <= now() LIMIT $1 FOR UPDATE SKIP LOCKED)) AND expires_at <= now() RETURNING key),
-          members AS (DELETE FROM ${s}.set_members m USING gone WHERE m.key = gone.key)
-          SELECT count(*)::int AS n FROM gone`,
-  };
-  const ttl = (seconds?: number) => (seconds === undefined ? null : seconds);
-
-  const sweepBatch = options.sweepBatch ?? 1000;
-  const sweep = async () => {
-    let removed = 0;
-    // Each statement is bounded (sweepBatch rows, one short transaction, one pooled connection
-    // for a moment); the sweep goes on until a statement finds fewer, so it keeps up however
-    // fast records expire (a cap of 100 statements a minute fell behind at 1,700 expiring rows
-    // a second: bench/history.md).
-    while (!closed) {
-      const kv = await run('sweep_kv', SWEEP.kv, [sweepBatch]);
-      const sets = (await run<{ n: number }>('sweep_sets', SWEEP.sets, [sweepBatch])).rows[0]?.n ?? 0;
-      removed += (kv.rowCount ?? 0) + sets;
-      if ((kv.rowCount ?? 0) < sweepBatch && sets < sweepBatch) break;
-    }
-    return removed;
-  };
-  let sweeping: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
-    sweeping ??= sweep()
-      .catch(() => {
-        // the database is away: the next sweep tries again
-      })
-      .finally(() => {
-        sweeping = undefined;
-      });
-  }, options.sweepIntervalMs ?? 60_000);
-  timer.unref();
-
-  const rangeOf = (prefix: string) => [prefix, prefixEnd(prefix) ?? null] as const;
-
-  const cache: CachedReads | undefined = options.cacheClients
+  } catch (error) {
+    throw notAnswering(where, error);
+  }
+  await prepareServer(config, target, options);
+  const pool = new StatementPool(config, { where, poolSize: options.poolSize, onStatement: options.onStatement });
+  const cache = options.cacheClients
     ? cachedReads(config, {
         prefix: ANNOUNCED_PREFIX,
         channel: changesChannel(target.schema),
         onChange: options.cacheClients,
         announce: async (payload) => {
-          await run('announce', 'SELECT pg_notify($1, $2)', [changesChannel(target.schema), payload]);
+          await pool.run('announce', 'SELECT pg_notify($1, $2)', [changesChannel(target.schema), payload]);
         },
       })
     : undefined;
-  /** Runs a write of `keys`: what memory holds of them is dropped before and after it. */
-  const writing = async <T>(keys: readonly string[], write: () => Promise<T>): Promise<T> => {
-    const covered = cache ? keys.filter((key) => cache.covers(key)) : [];
-    if (covered.length === 0) return write();
-    cache?.writing(covered);
-    try {
-      return await write();
-    } finally {
-      cache?.writing(covered);
-    }
-  };
-
-  return {
-    kind: 'postgres',
-    schema: target.schema,
-    statements,
-    roundTrips: () => roundTrips,
-    sweep,
-    async get(key) {
-      if (cache?.covers(key)) {
-        return cache.read(key, async () => {
-          const { rows } = await run<{ value: string; expires: boolean }>('get_cacheable', SQL.getCacheable, [key]);
-          return { value: rows[0]?.value, expires: rows[0]?.expires ?? false };
-        });
-      }
-      const { rows } = await run<{ value: string }>('get', SQL.get, [key]);
-      return rows[0]?.value;
-    },
-    async getMany(keys) {
-      if (keys.length === 0) return [];
-      const { rows } = await run<{ key: string; value: string }>('get_many', SQL.getMany, [keys]);
-      const found = new Map(rows.map((row) => [row.key, row.value]));
-      return keys.map((key) => found.get(key));
-    },
-    async getWithReferences(keys, references) {
-      const found = new Map<string, string | undefined>(keys.map((key) => [key, undefined]));
-      if (keys.length === 0) return found;
-      const { rows } = await run<{ key: string; value: string | null }>('get_with_references', SQL.getWithReferences, [
-        keys,
-        references.map((reference) => `{${reference.path.map((part) => JSON.stringify(part)).join(',')}}`),
-        references.map((reference) => reference.prefix),
-        references.map((reference) => reference.via ?? null),
-      ]);
-      for (const row of rows) found.set(row.key, row.value ?? undefined);
-      return found;
-    },
-    async set(key, value, ttlSeconds) {
-      await writing([key], () => run('set', SQL.set, [key, value, ttl(ttlSeconds)]));
-    },
-    async setIfAbsent(key, value, ttlSeconds) {
-      const result = await writing([key], () => run('set_if_absent', SQL.setIfAbsent, [key, value, ttl(ttlSeconds)]));
-      return result.rowCount === 1;
-    },
-    async delete(...keys) {
-      if (keys.length === 0) return;
-      await writing(keys, () => run('delete', SQL.delete, [keys]));
-    },
-    async addToSet(key, member, ttlSeconds) {
-      await run('add_to_set', SQL.addToSet, [key, member, ttl(ttlSeconds)]);
-    },
-    async members(key) {
-      const { rows } = await run<{ member: string }>('members', SQL.members, [key]);
-      return rows.map((row) => row.member);
-    },
-    async increment(key, ttlSeconds, by = 1) {
-      const { rows } = await run<{ value: string }>('increment', SQL.increment, [key, String(Math.trunc(by)), ttlSeconds]);
-      return Number(rows[0]?.value);
-    },
-    async batch(writes) {
-      const ordered = orderedWrites(writes);
-      if (ordered.touched.length === 0) return;
-      await writing(ordered.touched, () => run('batch', SQL.batch, ordered.parameters));
-    },
-    async keys(prefix) {
-      const [from, to] = rangeOf(prefix);
-      const { rows } =
-        to === null
-          ? await run<{ key: string }>('keys_from', SQL.keysFrom, [from])
-          : await run<{ key: string }>('keys_between', SQL.keysBetween, [from, to]);
-      return rows.map((row) => row.key);
-    },
-    async entries(prefix) {
-      const range = rangeOf(prefix);
-      const [values, sets] = await Promise.all([
-        run<{ key: string; value: string; ttl_ms: number | null }>('entries_values', SQL.valuesBetween, [...range]),
-        run<{ key: string; ttl_ms: number | null; members: string[] }>('entries_sets', SQL.setsBetween, [...range]),
-      ]);
-      const entries: StoredEntry[] = [
-        ...values.rows.map((row) => ({ key: row.key, value: row.value, ...(row.ttl_ms === null ? {} : { ttlMs: row.ttl_ms }) })),
-        ...sets.rows.map((row) => ({
-          key: row.key,
-          members: row.members,
-          ...(row.ttl_ms === null ? {} : { ttlMs: row.ttl_ms }),
-        })),
-      ];
-      return entries;
-    },
-    async ping() {
-      const { rows } = await run<{ readonly: boolean }>('ping', SQL.ping, []);
-      if (rows[0]?.readonly) {
-        // A standby or a demoted primary: reconnect, and stay unready until a writable primary answers.
-        recycle();
-        throw new StorageUnavailableError(
-          `PostgreSQL (${where}): the server is read-only (a standby, or a primary demoted by a failover)`,
-        );
-      }
-    },
-    async close() {
-      clearInterval(timer);
-      await sweeping;
-      closed = true;
-      await cache?.close();
-      await pool.end().catch(() => {});
-    },
-  };
+  return new PostgresStoreImpl(target.schema, pool, where, { ...options, cache });
 }
