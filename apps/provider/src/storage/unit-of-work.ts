@@ -16,17 +16,63 @@ import { delegateTo, type Reference, type Store, type Write } from './store.ts';
  * A write made outside any request (housekeeping, start-up), or after its request's unit was
  * stored (work a request left running), goes straight to the store, as before.
  */
-type Unit = {
-  writes: Write[];
+/** One request's reads and held writes. */
+class Unit {
+  writes: Write[] = [];
   /** What this request has read or written, by key: a value, or undefined for none. */
-  seen: Map<string, string | undefined>;
+  readonly seen = new Map<string, string | undefined>();
   /** Keys the held writes touch. */
-  touched: Set<string>;
+  readonly touched = new Set<string>();
   /** Reads started ahead of their need (prefetch), by key, until they are answered. */
-  pending: Map<string, Promise<void>>;
+  readonly pending = new Map<string, Promise<void>>();
   /** False once stored: later writes (work the request left running) go to the store directly. */
-  open: boolean;
-};
+  open = true;
+
+  /** Holds a write until the request ends; the request reads it back as written. */
+  hold(write: Write): void {
+    this.writes.push(write);
+    if (write.op === 'delete') {
+      for (const key of write.keys) {
+        this.seen.set(key, undefined);
+        this.touched.add(key);
+      }
+    } else {
+      if (write.op === 'set') this.seen.set(write.key, write.value);
+      this.touched.add(write.key);
+    }
+  }
+
+  /** What a read that followed references found, for the request's later reads: unless it wrote, claimed or is reading a key since. */
+  remember(found: Map<string, string | undefined>, except: readonly string[] = []): void {
+    for (const [key, value] of found) {
+      if (!except.includes(key) && !this.seen.has(key) && !this.pending.has(key)) this.seen.set(key, value);
+    }
+  }
+
+  /** A read ahead answered: kept only if nothing since made it stale (a write by this request, a claim on the key, `immediate`). */
+  settle(read: Promise<void>, keys: readonly string[], values: readonly (string | undefined)[] | undefined): void {
+    keys.forEach((key, i) => {
+      if (this.pending.get(key) !== read) return;
+      this.pending.delete(key);
+      if (values && !this.seen.has(key)) this.seen.set(key, values[i]);
+    });
+  }
+
+  /** Waits for the reads ahead of any of `keys`. */
+  async awaitAhead(keys: readonly string[]): Promise<void> {
+    const ahead = keys.flatMap((key) => this.pending.get(key) ?? []);
+    if (ahead.length > 0) await Promise.all(ahead);
+  }
+
+  /** Stores the held writes as one batch. */
+  async flush(inner: Store): Promise<void> {
+    if (this.writes.length === 0) return;
+    const writes = this.writes;
+    this.writes = [];
+    this.touched.clear();
+    await inner.batch(writes);
+  }
+}
 
 export type UnitOfWorkStore = Store & {
   /** Runs `work` as one unit: its writes are stored together when it settles (or fails). */
@@ -59,172 +105,185 @@ export type UnitOfWorkStore = Store & {
 const readKeys = async (store: Pick<Store, 'get' | 'getMany'>, keys: string[]) =>
   keys.length === 1 ? [await store.get(keys[0] as string)] : store.getMany(keys);
 
-export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
-  const current = new AsyncLocalStorage<Unit>();
-  const active = () => {
-    const unit = current.getStore();
-    return unit?.open ? unit : undefined;
-  };
-  const flush = async (unit: Unit) => {
-    if (unit.writes.length === 0) return;
-    const writes = unit.writes;
-    unit.writes = [];
-    unit.touched.clear();
-    await inner.batch(writes);
-  };
-  /** What a read that followed references found, for the request's later reads: unless it wrote, claimed or is reading a key since. */
-  const rememberFound = (unit: Unit, found: Map<string, string | undefined>, except: readonly string[] = []) => {
-    for (const [key, value] of found) {
-      if (!except.includes(key) && !unit.seen.has(key) && !unit.pending.has(key)) unit.seen.set(key, value);
-    }
-  };
-  const hold = (unit: Unit | undefined, write: Write, direct: () => Promise<void>): Promise<void> => {
-    if (!unit) return direct();
-    unit.writes.push(write);
-    if (write.op === 'delete') {
-      for (const key of write.keys) {
-        unit.seen.set(key, undefined);
-        unit.touched.add(key);
-      }
-    } else {
-      if (write.op === 'set') unit.seen.set(write.key, write.value);
-      unit.touched.add(write.key);
-    }
-    return Promise.resolve();
-  };
-  /** Runs on the store itself, after storing the held writes if one touches `key` (any, for none). */
-  const direct =
-    <A extends unknown[], R>(operation: (...args: A) => Promise<R>, keyOf?: (...args: A) => string) =>
-    async (...args: A): Promise<R> => {
-      const unit = active();
-      if (unit) {
-        const key = keyOf?.(...args);
-        if (key === undefined ? unit.writes.length > 0 : unit.touched.has(key)) await flush(unit);
-        // The answer changes what is stored under the key: read it again next time.
-        if (key !== undefined) {
-          unit.seen.delete(key);
-          unit.pending.delete(key);
-        }
-      }
-      return operation(...args);
-    };
+class UnitsOfWork implements UnitOfWorkStore {
+  readonly kind: Store['kind'];
+  readonly getWithReferences?: Store['getWithReferences'];
+  readonly entries?: Store['entries'];
+  readonly maxmemoryPolicies?: Store['maxmemoryPolicies'];
+  readonly #current = new AsyncLocalStorage<Unit>();
 
-  const store: UnitOfWorkStore = {
-    ...delegateTo(inner),
-    async run(work) {
-      const unit: Unit = { writes: [], seen: new Map(), touched: new Set(), pending: new Map(), open: true };
-      let result: Awaited<ReturnType<typeof work>>;
-      try {
-        result = await current.run(unit, work);
-      } finally {
-        unit.open = false;
-        // Stored whether the request succeeded or not: what it wrote before an error was
-        // written before this unit existed too (a released claim, a recorded failure).
-        await flush(unit);
-      }
-      return result;
-    },
-    async immediate(work) {
-      const unit = active();
-      try {
-        return await current.exit(work);
-      } finally {
-        unit?.seen.clear();
-        unit?.pending.clear();
-      }
-    },
-    prefetch(keys, references) {
-      const unit = active();
-      if (!unit) return;
-      const missing = keys.filter((key) => !unit.seen.has(key) && !unit.pending.has(key));
-      if (missing.length === 0) return;
-      const follow = references?.length && missing[0] === keys[0] ? inner.getWithReferences?.bind(inner) : undefined;
-      const read: Promise<void> = (
-        follow
-          ? follow(missing, references ?? []).then((found) => {
-              // The keys read ahead themselves are settled below, as any read ahead.
-              rememberFound(unit, found, missing);
-              return missing.map((key) => found.get(key));
-            })
-          : readKeys(inner, missing)
-      ).then(
-        (values) => {
-          missing.forEach((key, i) => {
-            // Only if nothing since made it stale: a write by this request, a claim on the key, `immediate`.
-            if (unit.pending.get(key) !== read) return;
-            unit.pending.delete(key);
-            if (!unit.seen.has(key)) unit.seen.set(key, values[i]);
-          });
-        },
-        () => {
-          for (const key of missing) if (unit.pending.get(key) === read) unit.pending.delete(key);
-        },
-      );
-      for (const key of missing) unit.pending.set(key, read);
-    },
-    async get(key) {
-      const unit = active();
-      if (!unit) return inner.get(key);
+  constructor(private readonly inner: Store) {
+    this.kind = inner.kind;
+    // Answered by the store itself, outside any unit (as before a unit existed).
+    if (inner.getWithReferences) this.getWithReferences = inner.getWithReferences.bind(inner);
+    if (inner.entries) this.entries = inner.entries.bind(inner);
+    if (inner.maxmemoryPolicies) this.maxmemoryPolicies = inner.maxmemoryPolicies.bind(inner);
+  }
+
+  #active(): Unit | undefined {
+    const unit = this.#current.getStore();
+    return unit?.open ? unit : undefined;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    const unit = new Unit();
+    try {
+      return await this.#current.run(unit, work);
+    } finally {
+      unit.open = false;
+      // Stored whether the request succeeded or not: what it wrote before an error was
+      // written before this unit existed too (a released claim, a recorded failure).
+      await unit.flush(this.inner);
+    }
+  }
+
+  async immediate<T>(work: () => Promise<T>): Promise<T> {
+    const unit = this.#active();
+    try {
+      return await this.#current.exit(work);
+    } finally {
+      unit?.seen.clear();
+      unit?.pending.clear();
+    }
+  }
+
+  prefetch(keys: string[], references?: readonly Reference[]): void {
+    const unit = this.#active();
+    if (!unit) return;
+    const missing = keys.filter((key) => !unit.seen.has(key) && !unit.pending.has(key));
+    if (missing.length === 0) return;
+    const follow = references?.length && missing[0] === keys[0] ? this.inner.getWithReferences?.bind(this.inner) : undefined;
+    const values = follow
+      ? follow(missing, references ?? []).then((found) => {
+          // The keys read ahead themselves are settled below, as any read ahead.
+          unit.remember(found, missing);
+          return missing.map((key) => found.get(key));
+        })
+      : readKeys(this.inner, missing);
+    // A read that fails is forgotten: the request's own read tries again.
+    const read: Promise<void> = values.then(
+      (answered) => unit.settle(read, missing, answered),
+      () => unit.settle(read, missing, undefined),
+    );
+    for (const key of missing) unit.pending.set(key, read);
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    const unit = this.#active();
+    if (!unit) return this.inner.get(key);
+    if (unit.seen.has(key)) return unit.seen.get(key);
+    const ahead = unit.pending.get(key);
+    if (ahead !== undefined) {
+      await ahead;
       if (unit.seen.has(key)) return unit.seen.get(key);
-      const ahead = unit.pending.get(key);
-      if (ahead !== undefined) {
-        await ahead;
-        if (unit.seen.has(key)) return unit.seen.get(key);
-      }
-      const value = await inner.get(key);
-      // A write by this request while the read was under way wins.
-      if (!unit.seen.has(key)) unit.seen.set(key, value);
-      return unit.seen.get(key);
-    },
-    async getFollowing(keys, references) {
-      const unit = active();
-      if (!unit || !inner.getWithReferences || references.length === 0) return readKeys(store, keys);
-      const ahead = keys.flatMap((key) => unit.pending.get(key) ?? []);
-      if (ahead.length > 0) await Promise.all(ahead);
-      if (!keys.every((key) => unit.seen.has(key))) rememberFound(unit, await inner.getWithReferences(keys, references));
-      return keys.map((key) => unit.seen.get(key));
-    },
-    async getMany(keys) {
-      const unit = active();
-      if (!unit) return inner.getMany(keys);
-      const ahead = keys.flatMap((key) => unit.pending.get(key) ?? []);
-      if (ahead.length > 0) await Promise.all(ahead);
-      const missing = keys.filter((key) => !unit.seen.has(key));
-      if (missing.length > 0) {
-        const values = await inner.getMany(missing);
-        missing.forEach((key, i) => {
-          if (!unit.seen.has(key)) unit.seen.set(key, values[i]);
-        });
-      }
-      return keys.map((key) => unit.seen.get(key));
-    },
-    set: (key, value, ttlSeconds) =>
-      hold(active(), { op: 'set', key, value, ttlSeconds }, () => inner.set(key, value, ttlSeconds)),
-    delete: (...keys) => hold(active(), { op: 'delete', keys }, () => inner.delete(...keys)),
-    addToSet: (key, member, ttlSeconds) =>
-      hold(active(), { op: 'addToSet', key, member, ttlSeconds }, () => inner.addToSet(key, member, ttlSeconds)),
-    async batch(writes) {
-      const unit = active();
-      if (!unit) return inner.batch(writes);
-      for (const write of writes) await hold(unit, write, () => Promise.resolve());
-    },
-    setIfAbsent: direct(
-      (key: string, value: string, ttl?: number) => inner.setIfAbsent(key, value, ttl),
-      (key) => key,
-    ),
-    increment: direct(
-      (key: string, ttl: number, by?: number) => inner.increment(key, ttl, by),
-      (key) => key,
-    ),
-    members: direct(
-      (key: string) => inner.members(key),
-      (key) => key,
-    ),
-    keys: direct((prefix: string) => inner.keys(prefix)),
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-  };
-  return store;
+    }
+    const value = await this.inner.get(key);
+    // A write by this request while the read was under way wins.
+    if (!unit.seen.has(key)) unit.seen.set(key, value);
+    return unit.seen.get(key);
+  }
+
+  async getFollowing(keys: string[], references: readonly Reference[]): Promise<(string | undefined)[]> {
+    const unit = this.#active();
+    if (!unit || !this.inner.getWithReferences || references.length === 0) return readKeys(this, keys);
+    await unit.awaitAhead(keys);
+    if (!keys.every((key) => unit.seen.has(key))) unit.remember(await this.inner.getWithReferences(keys, references));
+    return keys.map((key) => unit.seen.get(key));
+  }
+
+  async getMany(keys: string[]): Promise<(string | undefined)[]> {
+    const unit = this.#active();
+    if (!unit) return this.inner.getMany(keys);
+    await unit.awaitAhead(keys);
+    const missing = keys.filter((key) => !unit.seen.has(key));
+    if (missing.length > 0) {
+      const values = await this.inner.getMany(missing);
+      missing.forEach((key, i) => {
+        if (!unit.seen.has(key)) unit.seen.set(key, values[i]);
+      });
+    }
+    return keys.map((key) => unit.seen.get(key));
+  }
+
+  /** A write: held by the request's unit, or (outside one) straight to the store. */
+  #write(write: Write, direct: () => Promise<void>): Promise<void> {
+    const unit = this.#active();
+    if (!unit) return direct();
+    unit.hold(write);
+    return Promise.resolve();
+  }
+
+  set(key: string, value: string, ttlSeconds?: number): Promise<void> {
+    return this.#write({ op: 'set', key, value, ttlSeconds }, () => this.inner.set(key, value, ttlSeconds));
+  }
+
+  delete(...keys: string[]): Promise<void> {
+    return this.#write({ op: 'delete', keys }, () => this.inner.delete(...keys));
+  }
+
+  addToSet(key: string, member: string, ttlSeconds?: number): Promise<void> {
+    return this.#write({ op: 'addToSet', key, member, ttlSeconds }, () => this.inner.addToSet(key, member, ttlSeconds));
+  }
+
+  async batch(writes: readonly Write[]): Promise<void> {
+    const unit = this.#active();
+    if (!unit) return this.inner.batch(writes);
+    for (const write of writes) unit.hold(write);
+  }
+
+  /**
+   * Before an operation that runs on the store itself: the held writes are stored first if one
+   * touches `key` (any, for none), and the answer changes what is stored under the key, so the
+   * request reads it again next time. Undefined when nothing needs storing first (the operation
+   * then leaves at once, in the same turn: no promise in between).
+   */
+  #beforeDirect(key?: string): Promise<void> | undefined {
+    const unit = this.#active();
+    if (!unit) return undefined;
+    const forget = () => {
+      if (key === undefined) return;
+      unit.seen.delete(key);
+      unit.pending.delete(key);
+    };
+    if (key === undefined ? unit.writes.length > 0 : unit.touched.has(key)) return unit.flush(this.inner).then(forget);
+    forget();
+    return undefined;
+  }
+
+  /** Runs `operation` on the store itself, after #beforeDirect. */
+  #direct<T>(key: string | undefined, operation: () => Promise<T>): Promise<T> {
+    const before = this.#beforeDirect(key);
+    return before ? before.then(operation) : operation();
+  }
+
+  setIfAbsent(key: string, value: string, ttl?: number): Promise<boolean> {
+    return this.#direct(key, () => this.inner.setIfAbsent(key, value, ttl));
+  }
+
+  increment(key: string, ttl: number, by?: number): Promise<number> {
+    return this.#direct(key, () => this.inner.increment(key, ttl, by));
+  }
+
+  members(key: string): Promise<string[]> {
+    return this.#direct(key, () => this.inner.members(key));
+  }
+
+  keys(prefix: string): Promise<string[]> {
+    return this.#direct(undefined, () => this.inner.keys(prefix));
+  }
+
+  ping(): Promise<void> {
+    return this.inner.ping();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/** The store with a unit of work per request (UnitOfWorkStore.run). */
+export function withUnitsOfWork(inner: Store): UnitOfWorkStore {
+  return new UnitsOfWork(inner);
 }
 
 /** The same interface with no unit: every operation goes straight to the store (memory storage). */
