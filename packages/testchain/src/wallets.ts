@@ -203,14 +203,15 @@ export function realWallets(chain: Testchain): Promise<RealWallets> {
   return wallets;
 }
 
-async function setUp(chain: Testchain): Promise<RealWallets> {
+/** What every part of the set-up uses: the chain, a funded sender of its own, and deploy / send / confirm. */
+type Deployer = ReturnType<typeof deployerFor>;
+
+function deployerFor(chain: Testchain) {
   const { publicClient } = chain;
   // Its own funded account, so these transactions never race the deployer's nonces.
   const sender = chain.accounts[1] as PrivateKeyAccount;
   const walletClient = createWalletClient({ chain: chain.chain, transport: http(chain.url), account: sender });
   const compiled = compileWallets();
-  const artifact = (name: string) => compiled[name] as Artifact;
-
   const confirm = async (hash: Hex) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
@@ -222,14 +223,47 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
     if (!receipt.contractAddress) throw new Error('deployment created no contract');
     return getAddress(receipt.contractAddress);
   };
-  const send = async (to: Address, data: Hex) => confirm(await walletClient.sendTransaction({ to, data, chain: null }));
+  return {
+    chain,
+    publicClient,
+    sender,
+    walletClient,
+    confirm,
+    deploy,
+    send: async (to: Address, data: Hex) => confirm(await walletClient.sendTransaction({ to, data, chain: null })),
+    artifact: (name: string) => compiled[name] as Artifact,
+    /** ERC-7739's nested PersonalSign signature of a text, for an OpenZeppelin account named `name`. */
+    signErc7739: (account: Address, name: string, message: string, signer: PrivateKeyAccount) =>
+      signer.signTypedData({
+        domain: { name, version: '1', chainId: chain.chainId, verifyingContract: account },
+        types: { PersonalSign: [{ name: 'prefixed', type: 'bytes' }] },
+        primaryType: 'PersonalSign',
+        message: { prefixed: toPrefixedMessage(message) },
+      }),
+  };
+}
 
-  const singleton = await deploy(safeArtifact('SafeL2.sol/SafeL2'));
-  const factory = await deploy(safeArtifact('proxies/SafeProxyFactory.sol/SafeProxyFactory'));
-  const fallbackHandler = await deploy(safeArtifact('handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler'));
-  const signMessageLib = await deploy(safeArtifact('libraries/SignMessageLib.sol/SignMessageLib'));
-  const implementation7702 = await deploy(artifact('OpenZeppelinAccount7702'));
+async function setUp(chain: Testchain): Promise<RealWallets> {
+  const d = deployerFor(chain);
+  const safe = await safeWallets(d);
+  const eip7702 = await eip7702Wallets(d);
+  return {
+    safe,
+    openZeppelin: {
+      deploy: (signer) => d.deploy(d.artifact('OpenZeppelinAccountECDSA'), [signer]),
+      sign: (account, message, signer) => d.signErc7739(account, 'OpenZeppelinAccountECDSA', message, signer),
+    },
+    eip7702,
+    ...testContracts(d),
+  };
+}
 
+/** Safe 1.4.1's infrastructure, deployed, and Safes made and signed for as the Safe app does. */
+async function safeWallets(d: Deployer): Promise<RealWallets['safe']> {
+  const singleton = await d.deploy(safeArtifact('SafeL2.sol/SafeL2'));
+  const factory = await d.deploy(safeArtifact('proxies/SafeProxyFactory.sol/SafeProxyFactory'));
+  const fallbackHandler = await d.deploy(safeArtifact('handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler'));
+  const signMessageLib = await d.deploy(safeArtifact('libraries/SignMessageLib.sol/SignMessageLib'));
   const creation = (owners: Address[], threshold: number, saltNonce: bigint) => {
     const initializer = encodeFunctionData({
       abi: SAFE_ABI,
@@ -243,12 +277,11 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
     });
   };
   const predicted = async (factoryData: Hex) => {
-    const { data } = await publicClient.call({ account: sender.address, to: factory, data: factoryData });
+    const { data } = await d.publicClient.call({ account: d.sender.address, to: factory, data: factoryData });
     return getAddress(`0x${(data as Hex).slice(-40)}`);
   };
-  const safeDomain = (safe: Address) => ({ chainId: chain.chainId, verifyingContract: safe });
   const messageData = (safe: Address, hash: Hex) =>
-    publicClient.readContract({
+    d.publicClient.readContract({
       address: fallbackHandler,
       abi: HANDLER_ABI,
       functionName: 'encodeMessageDataForSafe',
@@ -256,32 +289,14 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
     });
   const signData = (safe: Address, data: Hex, signer: PrivateKeyAccount) =>
     signer.signTypedData({
-      domain: safeDomain(safe),
+      domain: { chainId: d.chain.chainId, verifyingContract: safe },
       types: { SafeMessage: [{ name: 'message', type: 'bytes' }] },
       primaryType: 'SafeMessage',
       message: { message: data },
     });
-
-  const signErc7739 = (account: Address, name: string, message: string, signer: PrivateKeyAccount) =>
-    signer.signTypedData({
-      domain: { name, version: '1', chainId: chain.chainId, verifyingContract: account },
-      types: { PersonalSign: [{ name: 'prefixed', type: 'bytes' }] },
-      primaryType: 'PersonalSign',
-      message: { prefixed: toPrefixedMessage(message) },
-    });
-
-  const shapedImplementations = new Map<string, Promise<Address>>();
-  const shapedImplementation = (shape: Erc1271AnswerShape) => {
-    const key = `${shape.word}:${shape.length}`;
-    let implementation = shapedImplementations.get(key);
-    if (!implementation) {
-      implementation = deploy(artifact('ShapedAnswerWallet'), [zeroAddress, shape.word, BigInt(shape.length)]);
-      shapedImplementations.set(key, implementation);
-    }
-    return implementation;
-  };
-
-  const safe: RealWallets['safe'] = {
+  const partsOf = (signers: PrivateKeyAccount[], sign: (signer: PrivateKeyAccount) => Promise<Hex>) =>
+    Promise.all(signers.map(async (signer) => ({ owner: signer.address, signature: await sign(signer) })));
+  return {
     singleton,
     factory,
     fallbackHandler,
@@ -289,7 +304,7 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
     async deploy(owners, threshold, saltNonce = 0n) {
       const data = creation(owners, threshold, saltNonce);
       const address = await predicted(data);
-      await send(factory, data);
+      await d.send(factory, data);
       return address;
     },
     async counterfactual(owners, threshold, saltNonce = 0n) {
@@ -299,137 +314,153 @@ async function setUp(chain: Testchain): Promise<RealWallets> {
     messageData,
     signData,
     async sign(address, message, signers) {
-      const hash = hashMessage(message);
-      const parts = await Promise.all(
-        signers.map(async (signer) => ({ owner: signer.address, signature: await signData(address, pad(hash), signer) })),
-      );
-      return encodeSafeSignatures(parts);
+      const hash = pad(hashMessage(message));
+      return encodeSafeSignatures(await partsOf(signers, (signer) => signData(address, hash, signer)));
     },
     async signNested(outer, inner, message, innerSigners, outerSigners) {
-      const hash = pad(hashMessage(message));
       const data = await messageData(outer, hashMessage(message));
-      const innerParts = await Promise.all(
-        innerSigners.map(async (signer) => ({ owner: signer.address, signature: await signData(inner, data, signer) })),
-      );
-      const outerParts = await Promise.all(
-        outerSigners.map(async (signer) => ({ owner: signer.address, signature: await signData(outer, hash, signer) })),
-      );
+      const innerParts = await partsOf(innerSigners, (signer) => signData(inner, data, signer));
+      const outerParts = await partsOf(outerSigners, (signer) => signData(outer, pad(hashMessage(message)), signer));
       return encodeSafeSignatures([{ owner: inner, signature: encodeSafeSignatures(innerParts), contract: true }, ...outerParts]);
     },
-    async signOnChain(address, message, signers) {
-      const data = encodeFunctionData({
-        abi: SIGN_MESSAGE_LIB_ABI,
-        functionName: 'signMessage',
-        args: [pad(hashMessage(message))],
-      });
-      const nonce = await publicClient.readContract({ address, abi: SAFE_ABI, functionName: 'nonce' });
-      const parts = await Promise.all(
-        signers.map(async (signer) => ({
-          owner: signer.address,
-          signature: await signer.signTypedData({
-            domain: safeDomain(address),
-            types: {
-              SafeTx: [
-                { name: 'to', type: 'address' },
-                { name: 'value', type: 'uint256' },
-                { name: 'data', type: 'bytes' },
-                { name: 'operation', type: 'uint8' },
-                { name: 'safeTxGas', type: 'uint256' },
-                { name: 'baseGas', type: 'uint256' },
-                { name: 'gasPrice', type: 'uint256' },
-                { name: 'gasToken', type: 'address' },
-                { name: 'refundReceiver', type: 'address' },
-                { name: 'nonce', type: 'uint256' },
-              ],
-            },
-            primaryType: 'SafeTx',
-            message: {
-              to: signMessageLib,
-              value: 0n,
-              data,
-              operation: 1, // delegatecall: SignMessageLib writes the Safe's own storage
-              safeTxGas: 0n,
-              baseGas: 0n,
-              gasPrice: 0n,
-              gasToken: zeroAddress,
-              refundReceiver: zeroAddress,
-              nonce,
-            },
-          }),
-        })),
+    signOnChain: (address, message, signers) => signOnChain(d, { safe: address, signMessageLib }, message, signers),
+  };
+}
+
+/** EIP-712 types of a Safe transaction. */
+const SAFE_TX_TYPES = {
+  SafeTx: [
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'data', type: 'bytes' },
+    { name: 'operation', type: 'uint8' },
+    { name: 'safeTxGas', type: 'uint256' },
+    { name: 'baseGas', type: 'uint256' },
+    { name: 'gasPrice', type: 'uint256' },
+    { name: 'gasToken', type: 'address' },
+    { name: 'refundReceiver', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+  ],
+} as const;
+
+/** "On-chain signing" (the Safe app's option): a Safe transaction delegatecalls SignMessageLib, which marks the text signed. */
+async function signOnChain(
+  d: Deployer,
+  { safe, signMessageLib }: { safe: Address; signMessageLib: Address },
+  message: string,
+  signers: PrivateKeyAccount[],
+): Promise<void> {
+  const data = encodeFunctionData({ abi: SIGN_MESSAGE_LIB_ABI, functionName: 'signMessage', args: [pad(hashMessage(message))] });
+  const nonce = await d.publicClient.readContract({ address: safe, abi: SAFE_ABI, functionName: 'nonce' });
+  const transaction = {
+    to: signMessageLib,
+    value: 0n,
+    data,
+    operation: 1, // delegatecall: SignMessageLib writes the Safe's own storage
+    safeTxGas: 0n,
+    baseGas: 0n,
+    gasPrice: 0n,
+    gasToken: zeroAddress,
+    refundReceiver: zeroAddress,
+    nonce,
+  } as const;
+  const parts = await Promise.all(
+    signers.map(async (signer) => ({
+      owner: signer.address,
+      signature: await signer.signTypedData({
+        domain: { chainId: d.chain.chainId, verifyingContract: safe },
+        types: SAFE_TX_TYPES,
+        primaryType: 'SafeTx',
+        message: transaction,
+      }),
+    })),
+  );
+  await d.send(
+    safe,
+    encodeFunctionData({
+      abi: SAFE_ABI,
+      functionName: 'execTransaction',
+      args: [signMessageLib, 0n, data, 1, 0n, 0n, 0n, zeroAddress, zeroAddress, encodeSafeSignatures(parts)],
+    }),
+  );
+}
+
+/** OpenZeppelin's EIP-7702 account as the code EOAs delegate to, on chain or (ERC-8010) in the signature. */
+async function eip7702Wallets(d: Deployer): Promise<RealWallets['eip7702']> {
+  const implementation = await d.deploy(d.artifact('OpenZeppelinAccount7702'));
+  const authorize = async (eoa: PrivateKeyAccount) => {
+    const nonce = await d.publicClient.getTransactionCount({ address: eoa.address });
+    return eoa.signAuthorization({ address: implementation, chainId: d.chain.chainId, nonce });
+  };
+  return {
+    implementation,
+    async delegate(eoa) {
+      const authorization = await authorize(eoa);
+      await d.confirm(
+        await d.walletClient.sendTransaction({ to: eoa.address, data: '0x', authorizationList: [authorization], chain: null }),
       );
-      await send(
-        address,
-        encodeFunctionData({
-          abi: SAFE_ABI,
-          functionName: 'execTransaction',
-          args: [signMessageLib, 0n, data, 1, 0n, 0n, 0n, zeroAddress, zeroAddress, encodeSafeSignatures(parts)],
-        }),
-      );
+    },
+    sign: (eoa, message) => d.signErc7739(eoa.address, 'OpenZeppelinAccount7702', message, eoa),
+    async signWithAuthorization(eoa, message) {
+      const authorization = await authorize(eoa);
+      const signature = await d.signErc7739(eoa.address, 'OpenZeppelinAccount7702', message, eoa);
+      return serializeErc8010Signature({ authorization, signature });
     },
   };
+}
 
+type TestContracts = Omit<RealWallets, 'safe' | 'openZeppelin' | 'eip7702'>;
+
+/** Contracts of our own for the cases no published wallet shows: hostile ones, odd answers, the reference decoder. */
+function testContracts(d: Deployer): TestContracts {
+  const shapedImplementations = new Map<string, Promise<Address>>();
+  /** One implementation per shape, shared by every EOA (the signer is the delegating account itself). */
+  const shapedImplementation = (shape: Erc1271AnswerShape) => {
+    const key = `${shape.word}:${shape.length}`;
+    let implementation = shapedImplementations.get(key);
+    if (!implementation) {
+      implementation = d.deploy(d.artifact('ShapedAnswerWallet'), [zeroAddress, shape.word, BigInt(shape.length)]);
+      shapedImplementations.set(key, implementation);
+    }
+    return implementation;
+  };
   return {
-    safe,
-    openZeppelin: {
-      deploy: (signer) => deploy(artifact('OpenZeppelinAccountECDSA'), [signer]),
-      sign: (account, message, signer) => signErc7739(account, 'OpenZeppelinAccountECDSA', message, signer),
-    },
-    eip7702: {
-      implementation: implementation7702,
-      async delegate(eoa) {
-        const nonce = await publicClient.getTransactionCount({ address: eoa.address });
-        const authorization = await eoa.signAuthorization({ address: implementation7702, chainId: chain.chainId, nonce });
-        await confirm(
-          await walletClient.sendTransaction({ to: eoa.address, data: '0x', authorizationList: [authorization], chain: null }),
-        );
-      },
-      sign: (eoa, message) => signErc7739(eoa.address, 'OpenZeppelinAccount7702', message, eoa),
-      async signWithAuthorization(eoa, message) {
-        const nonce = await publicClient.getTransactionCount({ address: eoa.address });
-        const authorization = await eoa.signAuthorization({ address: implementation7702, chainId: chain.chainId, nonce });
-        const signature = await signErc7739(eoa.address, 'OpenZeppelinAccount7702', message, eoa);
-        return serializeErc8010Signature({ authorization, signature });
-      },
-    },
-    gasBurningWallet: () => deploy(artifact('GasBurningWallet')),
-    gasBurningToken: () => deploy(artifact('GasBurningToken')),
-    async approvedSignatureWallet(owner) {
-      const address = await deploy(artifact('ApprovedSignatureWallet'), [owner.address]);
-      const ownerClient = createWalletClient({ chain: chain.chain, transport: http(chain.url), account: owner });
-      return {
-        address,
-        async approve(message, signature) {
-          await chain.setBalance(owner.address, 10n ** 18n);
-          const data = encodeFunctionData({
-            abi: APPROVED_ABI,
-            functionName: 'approve',
-            args: [hashMessage(message), signature],
-          });
-          await confirm(await ownerClient.sendTransaction({ to: address, data, chain: null }));
-        },
-      };
-    },
-    shapedAnswerWallet: (owner, shape) => deploy(artifact('ShapedAnswerWallet'), [owner, shape.word, BigInt(shape.length)]),
+    gasBurningWallet: () => d.deploy(d.artifact('GasBurningWallet')),
+    gasBurningToken: () => d.deploy(d.artifact('GasBurningToken')),
+    approvedSignatureWallet: (owner) => approvedSignatureWallet(d, owner),
+    shapedAnswerWallet: (owner, shape) => d.deploy(d.artifact('ShapedAnswerWallet'), [owner, shape.word, BigInt(shape.length)]),
     async signWithShapedAuthorization(eoa, message, shape) {
-      // One implementation per shape, shared by every EOA (the signer is the delegating account itself).
       const implementation = await shapedImplementation(shape);
-      const nonce = await publicClient.getTransactionCount({ address: eoa.address });
-      const authorization = await eoa.signAuthorization({ address: implementation, chainId: chain.chainId, nonce });
+      const nonce = await d.publicClient.getTransactionCount({ address: eoa.address });
+      const authorization = await eoa.signAuthorization({ address: implementation, chainId: d.chain.chainId, nonce });
       return serializeErc8010Signature({ authorization, signature: await eoa.signMessage({ message }) });
     },
     async signatureCheckerReference() {
-      const address = await deploy(artifact('SignatureCheckerReference'));
+      const address = await d.deploy(d.artifact('SignatureCheckerReference'));
       const ask = (functionName: 'openZeppelin' | 'abiDecode') => (signer: Address, hash: Hex, signature: Hex) =>
-        publicClient.readContract({ address, abi: REFERENCE_ABI, functionName, args: [signer, hash, signature] });
+        d.publicClient.readContract({ address, abi: REFERENCE_ABI, functionName, args: [signer, hash, signature] });
       return { address, openZeppelin: ask('openZeppelin'), abiDecode: ask('abiDecode') };
     },
     async deployVerifier(at) {
-      const deployed = await deploy(artifact('SignatureVerifier'));
+      const deployed = await d.deploy(d.artifact('SignatureVerifier'));
       if (!at) return deployed;
-      const code = await publicClient.getCode({ address: deployed });
-      await publicClient.request({ method: 'hardhat_setCode' as never, params: [at, code] as never });
+      const code = await d.publicClient.getCode({ address: deployed });
+      await d.publicClient.request({ method: 'hardhat_setCode' as never, params: [at, code] as never });
       return getAddress(at);
+    },
+  };
+}
+
+/** A wallet that accepts, for a text its owner approved on chain, the exact signature bytes registered. */
+async function approvedSignatureWallet(d: Deployer, owner: PrivateKeyAccount) {
+  const address = await d.deploy(d.artifact('ApprovedSignatureWallet'), [owner.address]);
+  const ownerClient = createWalletClient({ chain: d.chain.chain, transport: http(d.chain.url), account: owner });
+  return {
+    address,
+    async approve(message: string, signature: Hex) {
+      await d.chain.setBalance(owner.address, 10n ** 18n);
+      const data = encodeFunctionData({ abi: APPROVED_ABI, functionName: 'approve', args: [hashMessage(message), signature] });
+      await d.confirm(await ownerClient.sendTransaction({ to: address, data, chain: null }));
     },
   };
 }
