@@ -56,6 +56,14 @@ describe('signet (the operator CLI)', () => {
       expect({ args, status, stderr }).toEqual({ args, status: 0, stderr: '' });
       expect(stdout).toMatch(expected);
     }
+    // Every help reads in an 100-column terminal, and prose wraps at the width, not mid-list.
+    for (const [args] of cases) {
+      const lines = signet(args, env).stdout.trimEnd().split('\n');
+      expect({ args, long: lines.filter((line) => line.length > 100) }).toEqual({ args, long: [] });
+      const prose = lines.map((line, i) => ({ line, next: lines[i + 1] ?? '' }));
+      const cutShort = prose.filter(({ line, next }) => /^[A-Z(a-z]/.test(line) && /^[a-z(]/.test(next) && line.length < 60);
+      expect({ args, cutShort }).toEqual({ args, cutShort: [] });
+    }
     const version = signet(['--version']);
     expect(version.status).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
@@ -106,13 +114,14 @@ describe('signet (the operator CLI)', () => {
     expect(bad.stderr).toMatch(/STORAGE_URL/);
     const memory = signet(['clients', 'list'], { STORAGE_URL: 'memory:' });
     expect(memory.status).toBe(64);
-    expect(memory.stderr).toMatch(/STORAGE_URL to sqlite:/);
+    expect(memory.stderr).toMatch(/STORAGE_URL to sqlite:<path>, postgres:\/\/… or redis:\/\/…/);
   });
 
   it('read-only commands on an empty store create nothing: no database, no keys', () => {
     const db = tempDb();
     const env = { STORAGE_URL: `sqlite:${db}` };
-    expect(signet(['clients', 'list'], env)).toMatchObject({ status: 0, stdout: 'no clients\n' });
+    // The commands' own output only: no line of oidc-provider's about the Node version (on Node 20).
+    expect(signet(['clients', 'list'], env)).toEqual({ status: 0, stdout: 'no clients\n', stderr: '' });
     expect(signet(['keys', 'list'], env)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^no signing keys yet/) });
     expect(signet(['clients', 'list', '--json'], env)).toMatchObject({ status: 0, stdout: '[]\n' });
     expect(existsSync(db)).toBe(false);
@@ -293,8 +302,15 @@ describe('signet (the operator CLI)', () => {
       const db = tempDb();
       const copy = signet(['storage', 'copy', '--from', schema.url, '--to', `sqlite:${db}`], env);
       expect(copy.status, copy.stderr).toBe(0);
-      expect(copy.stdout).toMatch(/^PART +COPIED +UNCHANGED +OVERWRITTEN$/m);
-      expect(copy.stdout).toMatch(/^keys +1 +0 +0$/m);
+      expect(copy.stdout).toMatch(/^PART +COPIED AS +RECORDS +NEW +UNCHANGED +OVERWRITTEN$/m);
+      // One client is one client, whatever records it has (its registration access token, usage).
+      expect(copy.stdout).toMatch(/^clients +1 client +\d+ +\d+ +0 +0$/m);
+      expect(copy.stdout).toMatch(/^keys +3 key sets +3 +3 +0 +0$/m);
+      expect(copy.stdout).toMatch(/^accounts +0 accounts +0 +0 +0 +0$/m);
+      const copied = JSON.parse(signet(['storage', 'copy', '--from', schema.url, '--to', `sqlite:${db}`, '--json'], env).stdout);
+      expect(copied.clients).toMatchObject({ items: 1, copied: 0 });
+      expect(copied.clients.records).toBeGreaterThan(1);
+      expect(copied.clients.unchanged).toBe(copied.clients.records);
       expect(JSON.parse(signet(['clients', 'list', '--json'], { STORAGE_URL: `sqlite:${db}` }).stdout)[0].client_id).toBe(
         'pg-rp',
       );

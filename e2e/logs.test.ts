@@ -11,14 +11,22 @@ import { freePort } from './processes.ts';
 const SIGNET = join(import.meta.dirname, '..', 'node_modules', '.bin', 'signet');
 
 async function runOnce(env: Record<string, string>): Promise<string> {
+  return (await runWithStderr(env)).out;
+}
+
+async function runWithStderr(env: Record<string, string>): Promise<{ out: string; err: string }> {
   const port = await freePort();
   const child = spawn(SIGNET, ['provider'], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port), ISSUER: `http://localhost:${port}`, STORAGE_URL: 'memory:', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let err = '';
   child.stdout.on('data', (chunk) => {
     out += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    err += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const deadline = Date.now() + 20_000;
@@ -27,7 +35,7 @@ async function runOnce(env: Record<string, string>): Promise<string> {
   await new Promise((r) => setTimeout(r, 200));
   child.kill('SIGTERM');
   expect(await exited).toBe(0);
-  return out;
+  return { out, err };
 }
 
 describe('log format', () => {
@@ -47,5 +55,23 @@ describe('log format', () => {
     expect(out).toMatch(/Signet listening/);
     expect(out).toMatch(/GET \/\.well-known\/openid-configuration 200 [\d.]+ ms/);
     expect(out.trimStart().startsWith('{')).toBe(false);
+  });
+
+  it("Node's end of life said once, in the provider's log and in its own words; oidc-provider's own line held back", async () => {
+    const { out, err } = await runWithStderr({});
+    const notices = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => /end of life/.test(l.msg));
+    const endOfLife = Number(process.versions.node.split('.')[0]) < 22;
+    expect(notices).toHaveLength(endOfLife ? 1 : 0);
+    if (endOfLife)
+      expect(notices[0]).toMatchObject({
+        level: 40,
+        node: process.versions.node,
+        msg: expect.stringMatching(/Node\.js 22 or 24/),
+      });
+    expect(out + err).not.toContain('Unsupported runtime');
   });
 });

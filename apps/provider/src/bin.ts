@@ -12,11 +12,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { holdBackRuntimeWarning } from './runtime/node-support.ts';
 
 const USAGE = `usage: signet <command> [options]
 
 commands:
-  provider        start the OpenID Connect provider (settings from the environment: docs/configuration.md)
+  provider        start the OpenID Connect provider (settings from the environment)
   clients …       add, list or remove registered clients   (signet clients --help)
   keys …          list or rotate the signing keys          (signet keys --help)
   accounts …      list, show or delete Signet accounts     (signet accounts --help)
@@ -30,8 +31,8 @@ options:
 const PROVIDER_USAGE = `usage: signet provider
 
 Starts the provider. Every setting comes from the environment (PORT, ISSUER, PROFILE,
-STORAGE_URL, …; docs/configuration.md lists them all with their defaults). SIGTERM or SIGINT stops it
-gracefully: /health/ready answers 503 at once while requests are still served for
+STORAGE_URL, …; docs/configuration.md lists them all with their defaults). SIGTERM or SIGINT
+stops it gracefully: /health/ready answers 503 at once while requests are still served for
 SHUTDOWN_DRAIN_MS, then in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), storage is
 closed, exit 0.`;
 
@@ -41,6 +42,9 @@ function version(): string {
 }
 
 export async function signetMain(argv: string[] = process.argv.slice(2)): Promise<void> {
+  // oidc-provider's own line about Node 20 would land in every command's output: the provider
+  // says it once in its log instead (runtime/node-support.ts).
+  holdBackRuntimeWarning();
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     console.log(USAGE);

@@ -39,7 +39,7 @@ function groupUsage(group: string): string {
   const lines = Object.entries(COMMANDS)
     .filter(([name]) => name.startsWith(`${group} `))
     .map(([name, c]) => `  ${name.padEnd(16)} ${c.summary}`);
-  return `usage: signet ${group} <command> [options]\n\n${lines.join('\n')}\n\nsignet ${group} <command> --help describes one. Settings come from the environment, as for the server (STORAGE_URL, …).`;
+  return `usage: signet ${group} <command> [options]\n\n${lines.join('\n')}\n\nsignet ${group} <command> --help describes one. Settings come from the environment, as for the\nserver (STORAGE_URL, …).`;
 }
 
 export const USAGE = `usage: signet clients|keys|accounts|storage <command> [options]\n\n${Object.entries(COMMANDS)
@@ -100,7 +100,9 @@ export async function runCli(
     return 0;
   }
   if (config.storage.kind === 'memory')
-    throw new UsageError('the CLI needs the storage a provider uses: set STORAGE_URL to sqlite:<path> or redis://…');
+    throw new UsageError(
+      'the CLI needs the storage a provider uses: set STORAGE_URL to sqlite:<path>, postgres://… or redis://… (memory: holds nothing between commands)',
+    );
   const absent = config.storage.kind === 'sqlite' && !existsSync(config.storage.path);
   // Writing commands create the database, as the provider would on its first start.
   const store =

@@ -10,6 +10,7 @@ import type { App } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 import { boundHeapGrowth, boundYoungGeneration } from './runtime/heap.ts';
+import { holdBackRuntimeWarning, nodeSupportNotice } from './runtime/node-support.ts';
 
 export type RunningProvider = { app: App; server: Server; url: string; stop(): Promise<void> };
 
@@ -77,6 +78,7 @@ export async function startProvider(
 
 /** Reads the settings, starts the provider and stops it gracefully on SIGTERM / SIGINT (exit 0). */
 export async function runProvider(): Promise<void> {
+  holdBackRuntimeWarning();
   let config: Config;
   try {
     config = loadConfig();
@@ -106,6 +108,8 @@ export async function runProvider(): Promise<void> {
     { issuer: config.issuer, profile: config.profile, storage: config.storage.kind, port: config.port },
     `Signet listening on ${config.host}:${config.port}; discovery at ${config.baseUrl}/.well-known/openid-configuration`,
   );
+  const notice = nodeSupportNotice();
+  if (notice) logger.warn({ node: process.versions.node }, notice);
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     running.stop().then(

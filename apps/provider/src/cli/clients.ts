@@ -74,10 +74,13 @@ export const clientCommands: Record<string, Command> = {
   --id <client_id>                  choose the client_id (default: a random UUID)
   --access-conditions <json>        only holders may sign in, e.g.
                                     '{"match":"all","conditions":[{"type":"erc721",
-                                    "chainId":1,"contract":"0x…"}]}' (docs/relying-parties.md, "Gate a client")
+                                    "chainId":1,"contract":"0x…"}]}'
+                                    (docs/relying-parties.md, "Gate a client")
   --ens-email                       with scope email, release the ENS email text record (unverified)
-  --synthetic-email-domain <domain> with scope email, <address>@<domain> (unverified; docs/relying-parties.md, "email")
-  --subject-chain <signed|any>      any: one sub for an EOA on every chain (docs/relying-parties.md, "Chain-independent subject")
+  --synthetic-email-domain <domain> with scope email, <address>@<domain> (unverified;
+                                    docs/relying-parties.md, "email")
+  --subject-chain <signed|any>      any: one sub for an EOA on every chain
+                                    (docs/relying-parties.md, "Chain-independent subject")
   --account-subject                 sub is the person's Signet account, the same whichever of
                                     their wallets signs; adds the wallet claim and the wallets
                                     scope (docs/relying-parties.md, "Accounts")

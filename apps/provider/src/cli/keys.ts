@@ -7,7 +7,8 @@ export const keyCommands: Record<string, Command> = {
     summary: 'list the signing keys and their status',
     usage: `usage: signet keys list [--json]
 
-The signing key and the retired keys still published for verification (private parts are never shown).`,
+The signing key and the retired keys still published for verification (private parts are
+never shown).`,
     readOnly: true,
     options: { ...JSON_OPTION },
     async run({ store, values, out }) {

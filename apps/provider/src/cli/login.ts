@@ -15,7 +15,8 @@ export const LOGIN_USAGE = `usage: signet login --issuer <url> --client-id <id> 
 Signs in with a key this program holds, as a person signs with a wallet (a fresh signature, the
 same checks), through the authorization code flow with PKCE, and prints the client's tokens.
 
-  --issuer <url>               the issuer, exactly as discovery names it (https; http only for localhost)
+  --issuer <url>               the issuer, exactly as discovery names it (https; http only for
+                               localhost)
   --client-id <id>             the client this program is registered as
   --redirect-uri <uri>         one of its registered redirect URIs (nothing needs to listen there)
   --key-file <path>            the key: Ethereum, a private key in hex; with --solana, a 32-byte
@@ -24,7 +25,8 @@ same checks), through the authorization code flow with PKCE, and prints the clie
   --solana                     sign in with a Solana key (Sign In With Solana)
   --chain-id <n>               Ethereum: the chain to sign on (default: the provider's first)
   --network <cluster>          Solana: mainnet, devnet or testnet (default: the provider's first)
-  --scope <scopes>             default "openid"; add offline_access for a refresh token (self-hosted)
+  --scope <scopes>             default "openid"; add offline_access for a refresh token
+                               (self-hosted)
   --client-secret-file <path>  a confidential client's secret (or SIGNET_CLIENT_SECRET)
   --refresh                    renew instead: the refresh token from --refresh-token-file <path>
                                or SIGNET_REFRESH_TOKEN; no key needed

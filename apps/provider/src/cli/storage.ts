@@ -45,12 +45,40 @@ either side.
   --force        overwrite keys the target already holds with other values
   --json         print JSON
 
-Copied: clients (with registration access tokens, logos, usage records); accounts (their wallets);
-keys (signing keys,
-cookie keys, pairwise salt). Each record keeps the time it had left. A re-run copies the same
-again; a target holding other values under the same keys (a provider already started on it) is
-refused unless --force. Stop the providers writing to the source first, or copy sessions again
+Copied: clients (each with its registration access token, logo and usage records), accounts
+(with their wallets' links and names), and the key sets (signing keys, cookie keys, pairwise
+salt). Each record keeps the time it had left. The report counts what was copied as you count it
+(1 client) and the records under it (RECORDS: new, unchanged, overwritten). A re-run copies the
+same again; a target holding other values under the same keys (a provider already started on it)
+is refused unless --force. Stop the providers writing to the source first, or copy sessions again
 after the switch.`;
+
+/**
+ * The copy's table: per part the things as a person counts them ("1 client"), then the records
+ * read for them (a client is several: its registration access token, logo, usage record) and what
+ * became of those records.
+ */
+async function copyReport(summary: import('../storage/copy.ts').CopySummary, sessions: boolean): Promise<string> {
+  const { formatTable } = await import('./command.ts');
+  const { COPY_ITEMS } = await import('../storage/copy.ts');
+  const rows = Object.entries(summary).map(([part, tally]) => {
+    const noun = COPY_ITEMS[part as keyof typeof COPY_ITEMS];
+    return { part, what: `${tally.items} ${tally.items === 1 ? noun.one : noun.many}`, ...tally };
+  });
+  const table = formatTable(
+    rows,
+    [
+      ['part', 'PART'],
+      ['what', 'COPIED AS'],
+      ['records', 'RECORDS'],
+      ['copied', 'NEW'],
+      ['unchanged', 'UNCHANGED'],
+      ['overwritten', 'OVERWRITTEN'],
+    ],
+    'nothing to copy',
+  );
+  return sessions ? table : `${table}\n\nsessions, grants and tokens were not copied (--sessions copies them)`;
+}
 
 export function storageCommands({ usageError, configFor }: Helpers): Record<string, Command> {
   const storeFor = async (url: string, option: string, mustExist: boolean) => {
@@ -134,27 +162,7 @@ export function storageCommands({ usageError, configFor }: Helpers): Record<stri
               throw error instanceof CopyConflictError ? usageError(error.message) : error;
             });
             if (values.json === true) out(JSON.stringify(summary, null, 2));
-            else {
-              const { formatTable } = await import('./command.ts');
-              const rows = Object.entries(summary).map(([part, tally]) => ({ part, ...tally }));
-              out(
-                [
-                  formatTable(
-                    rows,
-                    [
-                      ['part', 'PART'],
-                      ['copied', 'COPIED'],
-                      ['unchanged', 'UNCHANGED'],
-                      ['overwritten', 'OVERWRITTEN'],
-                    ],
-                    'nothing to copy',
-                  ),
-                  ...(values.sessions === true
-                    ? []
-                    : ['', 'sessions, grants and tokens were not copied (--sessions copies them)']),
-                ].join('\n'),
-              );
-            }
+            else out(await copyReport(summary, values.sessions === true));
           } finally {
             await to.close();
           }

@@ -31,7 +31,28 @@ export const COPY_PARTS = {
 } as const;
 export type CopyPart = keyof typeof COPY_PARTS;
 
-export type CopySummary = Record<CopyPart, { copied: number; unchanged: number; overwritten: number }>;
+/**
+ * What a person counts in each part, and the key prefix of one such thing's own record: a client
+ * is one `oidc:Client:` record among the several under it (its registration access token, logo,
+ * usage record), an account one `account:` record beside its wallets' links.
+ */
+export const COPY_ITEMS: Record<CopyPart, { prefix: string; one: string; many: string }> = {
+  clients: { prefix: 'oidc:Client:', one: 'client', many: 'clients' },
+  keys: { prefix: 'keys:', one: 'key set', many: 'key sets' },
+  accounts: { prefix: 'account:', one: 'account', many: 'accounts' },
+  sessions: { prefix: 'oidc:Session:', one: 'session', many: 'sessions' },
+};
+
+/**
+ * Per part: `items`, the things copied as a person counts them (clients, accounts, key sets,
+ * sessions: see COPY_ITEMS); `records`, every record read for the part (an item's own record and
+ * those under it); and of those records, how many were `copied`, found `unchanged` in the target
+ * or `overwritten` (with --force).
+ */
+export type CopySummary = Record<
+  CopyPart,
+  { items: number; records: number; copied: number; unchanged: number; overwritten: number }
+>;
 
 export class CopyConflictError extends Error {
   constructor(readonly keys: string[]) {
@@ -71,7 +92,9 @@ export async function copyStorage(
   );
   if (conflicts.length > 0 && !options.force) throw new CopyConflictError(conflicts.sort());
 
-  const summary = Object.fromEntries(parts.map((part) => [part, { copied: 0, unchanged: 0, overwritten: 0 }])) as CopySummary;
+  const summary = Object.fromEntries(
+    parts.map((part) => [part, { items: 0, records: 0, copied: 0, unchanged: 0, overwritten: 0 }]),
+  ) as CopySummary;
   let writes: Write[] = [];
   const flush = async () => {
     if (writes.length > 0) await to.batch(writes);
@@ -79,6 +102,8 @@ export async function copyStorage(
   };
   for (const [key, { part, entry }] of plan) {
     const tally = summary[part];
+    tally.records += 1;
+    if (key.startsWith(COPY_ITEMS[part].prefix)) tally.items += 1;
     if (existing.has(key) && contentOf(existing.get(key)) === contentOf(entry)) {
       tally.unchanged += 1;
       continue;

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { loadDatabase } from './sqlite-driver.ts';
 
 /**
@@ -71,7 +71,27 @@ export function openDatabase(path: string, busyTimeoutMs = 5000): Database {
 const ALIVE = '(expires_at IS NULL OR expires_at > @now)';
 
 /** Every statement the store runs, prepared once. */
-export function prepareStatements(db: Database) {
+export type Statements = Record<
+  | 'get'
+  | 'dataVersion'
+  | 'upsert'
+  | 'insertIfAbsent'
+  | 'deleteKey'
+  | 'deleteSet'
+  | 'setExpiry'
+  | 'addMember'
+  | 'extendSet'
+  | 'members'
+  | 'keys'
+  | 'getCounter'
+  | 'entryValues'
+  | 'entrySets'
+  | 'sweepKv'
+  | 'sweepSets',
+  Statement
+>;
+
+export function prepareStatements(db: Database): Statements {
   return {
     get: db.prepare(`SELECT value, expires_at FROM kv WHERE key = @key AND ${ALIVE}`),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
@@ -107,5 +127,3 @@ export function prepareStatements(db: Database) {
     sweepSets: db.prepare(SWEEP.sets),
   };
 }
-
-export type Statements = ReturnType<typeof prepareStatements>;
