@@ -198,6 +198,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       stylesheets: assets.stylesheets,
       access,
       audit,
+      documents: clients.documents,
     });
     mount(provider, services);
     auditProviderEvents(provider, audit, { registrationToken: config.registrationToken !== undefined });

@@ -71,6 +71,36 @@ const otlpProtocol = optionalText.transform((value, ctx) => {
   return z.NEVER;
 });
 
+/**
+ * The resources (RFC 8707) tokens may be asked for: `any` (`*`: any https URL, and http on a
+ * loopback host), exact URLs, and prefixes ending in `/`. Matching is in relying-party/resources.ts.
+ */
+export type ResourcePolicy = { any: boolean; exact: string[]; prefixes: string[] };
+const ANY_RESOURCE: ResourcePolicy = { any: true, exact: [], prefixes: [] };
+const NO_RESOURCE: ResourcePolicy = { any: false, exact: [], prefixes: [] };
+
+/** RESOURCE_INDICATORS as a policy, or why it is not one. */
+function parseResourcePolicy(value: string): ResourcePolicy | string {
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  if (items.length === 1 && items[0] === 'none') return NO_RESOURCE;
+  const policy: ResourcePolicy = { any: false, exact: [], prefixes: [] };
+  for (const item of items) {
+    if (item === '*') {
+      policy.any = true;
+      continue;
+    }
+    const url = parseHttpUrl(item);
+    if (!url || item.includes('#') || url.username || url.password) {
+      return `${JSON.stringify(item)} is not an absolute http(s) URL without a fragment or credentials (or *, or none alone)`;
+    }
+    (item.endsWith('/') ? policy.prefixes : policy.exact).push(item);
+  }
+  return policy;
+}
+
 /** The headings settings are listed under (docs/configuration.md, .env.example), in order. */
 const LISTEN = 'Where it listens and who it is';
 const STORAGE = 'Storage';
@@ -399,6 +429,36 @@ const schema = {
     description:
       'advertise the `wallets` scope and the `wallet`, `wallets` claims of account clients in discovery (`scopes_supported`, `claims_supported`). They work for account clients either way; on hosted, `false` keeps discovery exactly the published table ([accounts](relying-parties.md#accounts-one-subject-for-every-wallet-of-a-person))',
   }),
+  CLIENT_ID_METADATA_DOCUMENTS: setting(optionalBool(), {
+    group: RP,
+    default: '`true` on self-hosted, `false` on hosted',
+    description:
+      'accept an `https://` URL as `client_id`: the provider fetches that [Client ID Metadata Document](relying-parties.md#clients-that-identify-themselves-by-a-url-client-id-metadata-documents) (how MCP clients such as Claude, ChatGPT and VS Code identify themselves) through its outbound rule (public addresses only unless `ALLOW_PRIVATE_FETCH`, 5 KB, 3 s, no redirects), keeps it as its HTTP caching says (30 s to 24 h) and a refusal as long. Discovery then says `client_id_metadata_document_supported` and lists `none` and `private_key_jwt` in `token_endpoint_auth_methods_supported` (on hosted too, beside the published table)',
+  }),
+  RESOURCE_INDICATORS: setting(
+    optionalText.transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      const policy = parseResourcePolicy(value);
+      if (typeof policy === 'string') {
+        ctx.addIssue({ code: 'custom', message: policy });
+        return z.NEVER;
+      }
+      return policy;
+    }),
+    {
+      group: RP,
+      default: '`*` on self-hosted, `none` on hosted',
+      description:
+        'which resources a client may ask tokens for with RFC 8707 `resource` ([resource indicators](relying-parties.md#access-tokens-for-an-api-or-an-mcp-server-resource-indicators)): a comma list of exact URLs and prefixes ending in `/`; `*`: any `https://` URL and `http://` on a loopback host; `none`: every `resource` is refused (`invalid_target`). A token asked for a resource is a JWT (RFC 9068, `typ: at+jwt`) whose `aud` is that resource; without `resource`, tokens are as before',
+      example: 'https://mcp.example.com/,https://api.example.com/v1',
+    },
+  ),
+  REFRESH_REUSE_GRACE_SECONDS: setting(int(0, 300, 60), {
+    group: RP,
+    default: '`60`',
+    description:
+      'how long a rotated refresh token presented again answers the same successor pair (a client that lost the response keeps its session); after it, a reuse ends the whole grant. Revocation, logout and wallet removal end it inside the window too. `0`: every reuse ends the grant ([refresh tokens](relying-parties.md#refresh-tokens-rotation-and-a-lost-response))',
+  }),
   LEGAL_PRIVACY_FILE: setting(optionalText, {
     group: LEGAL,
     default: 'built-in text',
@@ -626,6 +686,12 @@ export type Config = {
   emailScope: boolean;
   /** The `wallets` scope and the `wallet`, `wallets` claims in discovery (ADVERTISE_WALLETS_SCOPE; default: on for self-hosted, off for hosted). */
   advertiseWalletsScope: boolean;
+  /** CLIENT_ID_METADATA_DOCUMENTS: an https URL as client_id names its metadata document (default: on for self-hosted, off for hosted). */
+  clientIdMetadataDocuments: boolean;
+  /** RESOURCE_INDICATORS: the resources (RFC 8707) tokens may be asked for (default: any on self-hosted, none on hosted). */
+  resourceIndicators: ResourcePolicy;
+  /** REFRESH_REUSE_GRACE_SECONDS: a rotated refresh token presented again within it answers the same successor pair (0 = never). */
+  refreshReuseGraceSeconds: number;
   /** Requests per client address per window (0 = no limit). */
   rateLimits: {
     windowSeconds: number;
@@ -755,6 +821,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     emailScope: s.EMAIL_SCOPE ?? s.PROFILE === 'self-hosted',
     advertiseWalletsScope: s.ADVERTISE_WALLETS_SCOPE ?? s.PROFILE === 'self-hosted',
+    clientIdMetadataDocuments: s.CLIENT_ID_METADATA_DOCUMENTS ?? s.PROFILE === 'self-hosted',
+    resourceIndicators: s.RESOURCE_INDICATORS ?? (s.PROFILE === 'self-hosted' ? ANY_RESOURCE : NO_RESOURCE),
+    refreshReuseGraceSeconds: s.REFRESH_REUSE_GRACE_SECONDS,
     rateLimits: {
       windowSeconds: s.RATE_LIMIT_WINDOW_SECONDS,
       authorization: s.RATE_LIMIT_AUTHORIZATION,

@@ -19,6 +19,7 @@ export {
   postDeviceForm,
   registerDeviceClient,
 } from './device.ts';
+export { type DocumentAnswer, type DocumentServer, startDocumentServer } from './documents.ts';
 export { anyText, contentType, mutated, printable } from './fuzz.ts';
 export { insecure, pkceAuthorization, registerPublicClient, TEST_REDIRECT_URI } from './oidc.ts';
 export { freePort, listeningAddresses, waitForListener } from './ports.ts';

@@ -9,11 +9,18 @@ import type { Logger } from '../observability/logger.ts';
 import { listModelIds, type Store } from '../storage/index.ts';
 import { pruneUnusedClients } from './expiry.ts';
 import { type LogoStoreOptions, refreshClientLogo } from './logos.ts';
+import { DocumentClients } from './metadata-documents/index.ts';
 import { type ClientUsage, createClientUsage, startUsageTracking } from './usage.ts';
 
 const SWEEP_INTERVAL_MS = 3600 * 1000;
 
-export type ClientHousekeeping = { usage: ClientUsage; logos: LogoStoreOptions; stop(): Promise<void> };
+export type ClientHousekeeping = {
+  usage: ClientUsage;
+  logos: LogoStoreOptions;
+  /** CLIENT_ID_METADATA_DOCUMENTS on: the clients made from metadata documents (held in memory). */
+  documents?: DocumentClients;
+  stop(): Promise<void>;
+};
 
 export async function startClientHousekeeping(config: Config, store: Store, logger: Logger): Promise<ClientHousekeeping> {
   const usage = createClientUsage(
@@ -63,6 +70,9 @@ export async function startClientHousekeeping(config: Config, store: Store, logg
   return {
     usage,
     logos,
+    ...(config.clientIdMetadataDocuments
+      ? { documents: new DocumentClients({ allowPrivate: config.allowPrivateFetch, logger }) }
+      : {}),
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);

@@ -12,6 +12,7 @@ import type { Provider } from 'oidc-provider';
 import { contentTypeOf, fetchPublic } from '../outbound/public-fetch.ts';
 import type { Store } from '../storage/index.ts';
 import { withLock } from '../storage/lock.ts';
+import { type DocumentClients, isDocumentClientId } from './metadata-documents/index.ts';
 import { clientFields } from './rules.ts';
 
 const MAX_BYTES = 256 * 1024;
@@ -167,10 +168,20 @@ export function removeClientLogo(store: Store, clientId: string): Promise<void> 
  * a drawn initial. Nothing is fetched here: logos are fetched when a client is registered or
  * updated (lifecycle.ts), so an anonymous request costs one storage read.
  */
-export function logoRoutes(router: Router, services: { store: Store; provider(): Provider }) {
+export function logoRoutes(
+  router: Router,
+  services: { store: Store; provider(): Provider; clients?: { documents?: DocumentClients } },
+) {
   const { store } = services;
   router.get('/logo/:clientId', async (ctx) => {
-    const client = await services.provider().Client.find(ctx.params.clientId as string);
+    const id = ctx.params.clientId as string;
+    // A client known by its metadata document: only one already held (this route fetches nothing
+    // for anyone); its page draws its initial, as a document's logo_uri is not fetched.
+    const documents = services.clients?.documents;
+    const ofDocument = documents !== undefined && isDocumentClientId(id);
+    const client = ofDocument
+      ? (documents.peek(id) as { clientId: string } | undefined)
+      : await services.provider().Client.find(id);
     if (!client) {
       ctx.status = 404;
       ctx.body = { error: 'not_found' };
@@ -178,7 +189,7 @@ export function logoRoutes(router: Router, services: { store: Store; provider():
     }
     const metadata = clientFields(client) as { logo_uri?: string; client_name?: string };
     let logo: Logo | undefined;
-    if (metadata.logo_uri) {
+    if (metadata.logo_uri && !ofDocument) {
       const stored = await readStoredLogo(store, client.clientId);
       if (stored?.uri === metadata.logo_uri && stored.type && stored.body) {
         logo = { type: stored.type, body: Buffer.from(stored.body, 'base64') };

@@ -106,7 +106,9 @@ const ACCOUNT_CLAIMS = ['wallet', 'wallets'];
  * `ADVERTISE_WALLETS_SCOPE` on they are advertised too (added to an exact list), with it off they
  * are left out of discovery.
  */
-export function profileFor(config: Pick<Config, 'profile' | 'emailScope' | 'advertiseWalletsScope'>): ProfileDefinition {
+export function profileFor(
+  config: Pick<Config, 'profile' | 'emailScope' | 'advertiseWalletsScope'> & Partial<Pick<Config, 'clientIdMetadataDocuments'>>,
+): ProfileDefinition {
   const base = PROFILES[config.profile];
   const scopes = [...base.scopes];
   const advertisedScopes = base.advertisedScopes && [...base.advertisedScopes];
@@ -126,5 +128,23 @@ export function profileFor(config: Pick<Config, 'profile' | 'emailScope' | 'adve
     ...(advertisedScopes ? { advertisedScopes } : {}),
     ...(advertisedClaims ? { advertisedClaims } : {}),
     ...(config.advertiseWalletsScope ? {} : { unadvertised: { scopes: [WALLETS_SCOPE], claims: ACCOUNT_CLAIMS } }),
+    ...(config.clientIdMetadataDocuments ? documentAuthMethods(base) : {}),
+  };
+}
+
+/**
+ * The client authentication a Client ID Metadata Document may resolve to (`none`, or
+ * `private_key_jwt` with its keys), accepted and advertised beside the profile's own: a client
+ * that reads discovery before choosing (ChatGPT offers both by RP Metadata Choices) must find
+ * the one its document resolves to, and Claude uses a document only where `none` is listed.
+ */
+const DOCUMENT_AUTH_METHODS = ['none', 'private_key_jwt'];
+function documentAuthMethods(
+  base: ProfileDefinition,
+): Pick<ProfileDefinition, 'clientAuthMethods' | 'advertisedClientAuthMethods'> {
+  const add = (methods: string[]) => [...methods, ...DOCUMENT_AUTH_METHODS.filter((method) => !methods.includes(method))];
+  return {
+    clientAuthMethods: add(base.clientAuthMethods),
+    ...(base.advertisedClientAuthMethods ? { advertisedClientAuthMethods: add(base.advertisedClientAuthMethods) } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { recordSessionLogins } from '../accounts/sessions.ts';
 import { assertMetadataBounds, assertNoUserinfo } from '../clients/metadata.ts';
+import type { DocumentClients } from '../clients/metadata-documents/index.ts';
 import { reuseClientObjects } from '../clients/objects.ts';
 import { assertRedirectUris, withAuthMethodDefault } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
@@ -21,7 +22,7 @@ import { prefersJson } from '../http/negotiation.ts';
 import { type AuditLog, requestFields } from '../observability/audit.ts';
 import type { Logger } from '../observability/logger.ts';
 import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsProblem } from '../onchain/access.ts';
-import { publicUrlProblem } from '../outbound/public-fetch.ts';
+import { libraryFetch } from '../outbound/library-fetch.ts';
 import { loadSignIn } from '../records/sign-ins.ts';
 import { heldLogoutDestination } from '../redirects/logout.ts';
 import { accountClaimsOf, accountSubject, accountSubjectProblem } from '../relying-party/account-subject.ts';
@@ -72,6 +73,8 @@ export type ProviderDependencies = {
   /** Clients' access conditions; checked again here whenever a refresh token is used. */
   access?: AccessGate;
   audit?: AuditLog;
+  /** CLIENT_ID_METADATA_DOCUMENTS: clients identified by a metadata document (clients/metadata-documents/). */
+  documents?: DocumentClients;
 };
 
 /** 503 from oidc-provider's own endpoints (the token endpoint) when a chain cannot be asked. */
@@ -152,6 +155,7 @@ export function createProvider({
   stylesheets = [],
   access,
   audit,
+  documents,
 }: ProviderDependencies): Provider {
   const profile = profileFor(config);
   const supportedScopes = scopesSupportedBy(config);
@@ -245,6 +249,9 @@ export function createProvider({
       dPoP: { enabled: true, allowReplay: false },
       // Resource indicators (RFC 8707): access tokens are for userinfo only; no resource server to name.
       resourceIndicators: { enabled: false },
+      // Client ID Metadata Documents, and OpenID Connect RP Metadata Choices for what they offer.
+      clientIdMetadataDocument: documents?.feature ?? { enabled: false },
+      rpMetadataChoices: { enabled: documents !== undefined },
       registration: {
         enabled: true,
         // The earliest hook in oidc-provider's registration handler, run before it decides
@@ -382,18 +389,8 @@ export function createProvider({
         }
       },
     },
-    // Client documents (jwks_uri, sector_identifier_uri) are fetched only from public addresses:
-    // Signet's one rule (outbound.ts) before the request, then oidc-provider's own dispatcher,
-    // which checks the address it actually connected to. ALLOW_PRIVATE_FETCH lifts both for development.
-    fetch: async (url, options) => {
-      if (config.allowPrivateFetch) {
-        delete (options as { dispatcher?: unknown }).dispatcher;
-      } else {
-        const problem = await publicUrlProblem(String(url));
-        if (problem) throw new Error(`refusing to fetch ${String(url)}: ${problem}`);
-      }
-      return globalThis.fetch(url, options);
-    },
+    // Outbound fetches go to public addresses only (outbound/); metadata documents through their own path.
+    fetch: documents ? documents.fetchThrough(libraryFetch(config.allowPrivateFetch)) : libraryFetch(config.allowPrivateFetch),
     async findAccount(ctx, accountId, token) {
       const grantId = (token as { grantId?: string } | undefined)?.grantId ?? grantIdOf(ctx, ctx.oidc.client);
       // A refresh token is the one place a grant lives on without a new signature: holdings may
@@ -479,7 +476,9 @@ export function createProvider({
   // last one); entries before it are whatever the client sent and are never trusted.
   provider.maxIpsCount = 1;
   clientSubjects(provider, subjectOf);
-  reuseClientObjects(provider, store, new Set(config.staticClients.map((client) => String(client.client_id))));
+  const staticIds = new Set(config.staticClients.map((client) => String(client.client_id)));
+  reuseClientObjects(provider, store, staticIds);
+  documents?.install(provider, staticIds);
   atomicReplayDetection(provider, store);
   recordSessionLogins(provider, store, (error) => logger.warn({ err: error }, 'could not record a session login'));
   logLogoutTokens(provider, logger);

@@ -188,7 +188,12 @@ export function fetchPublic(uri: string, options: PublicFetchOptions): Promise<P
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let request: ClientRequest;
-    const fail = (error: Error) => request.destroy(error);
+    // Settled here, then the connection closed without an error of its own: a TLS socket given an
+    // error after its answer began would emit it where nothing listens (an uncaught exception).
+    const fail = (error: Error) => {
+      reject(error);
+      request.destroy();
+    };
     request = send(
       url,
       { method: options.method ?? 'GET', headers: options.headers, lookup: lookup as never, timeout: timeoutMs },
