@@ -14,7 +14,7 @@ const LAYERS = [
   ['records', 'observability'],
   ['errors.ts', 'http'],
   ['clients', 'onchain', 'accounts'],
-  ['relying-party', 'redirects', 'device'],
+  ['relying-party', 'redirects', 'device', 'resources', 'refresh'],
   ['signin'],
   ['oidc', 'account-page', 'login'],
   ['cli', 'app.ts', 'cli.ts', 'server.ts', 'bin.ts', 'index.ts', 'services.ts'],

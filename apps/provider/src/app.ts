@@ -55,6 +55,8 @@ import { introspectionSubject } from './relying-party/introspection-subject.ts';
 import { scopesSupportedBy } from './relying-party/scopes.ts';
 import { grantIdOf, subjectFor } from './relying-party/subject.ts';
 import { tokenRequests } from './relying-party/token-requests.ts';
+import { issuesJwtAccessTokens } from './resources/policy.ts';
+import { targetWords } from './resources/target-words.ts';
 import type { Services } from './services.ts';
 import { interactionRoutes } from './signin/routes.ts';
 import { countedStore } from './storage/counted.ts';
@@ -298,7 +300,10 @@ function mount(provider: Provider, services: Services) {
     devicePolling(profile, services.store),
     pushedRequestSize(profile),
     postAsGet(profile),
-    tokenRequests(profile, scopesSupportedBy(config), findClient),
+    tokenRequests(profile, scopesSupportedBy(config), findClient, {
+      jwtAccessTokens: issuesJwtAccessTokens(config.resourceIndicators),
+    }),
+    targetWords(profile),
     introspectionSubject(profile, findClient, (accountId, client, ctx) =>
       subjectFor(services.store, accountId, client, grantIdOf(ctx, client)),
     ),

@@ -63,6 +63,8 @@ export const ERROR_STATUS = {
   WALLET_NOT_FOUND: 404,
   /** `/account/wallets/<id>`: the account's only wallet cannot be removed (delete the account). */
   LAST_WALLET: 409,
+  /** A client known by its metadata document (an https URL as client_id) whose document can no longer be fetched, or is no longer valid. */
+  CLIENT_DOCUMENT_UNAVAILABLE: 502,
   /** Storage (SQLite file or Redis) could not be reached. */
   STORAGE_UNAVAILABLE: 503,
 } as const;

@@ -31,6 +31,8 @@ import { claimsOf } from '../relying-party/claims.ts';
 import { emailSourcesOf, validateEmailMetadata } from '../relying-party/email.ts';
 import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
 import { clientSubjects, grantIdOf, type SubjectOf, subjectChainProblem, subjectFor } from '../relying-party/subject.ts';
+import { resourceIndicatorsFeature } from '../resources/feature.ts';
+import { jwtSubjectCustomizer, storeJwtAccessTokens } from '../resources/jwt-access-tokens.ts';
 import { accountNamespacesProblem, offeredNamespaces } from '../signin/namespaces.ts';
 import { createOidcAdapter, type Store } from '../storage/index.ts';
 import { parseAccountId } from '../wallets/ethereum.ts';
@@ -196,6 +198,12 @@ export function createProvider({
     },
     // Scope claims go into the ID token too, not only to the userinfo endpoint.
     conformIdTokenClaims: false,
+    // A JWT access token's `sub` is the client's subject, as in its ID token (resources/).
+    formats: {
+      customizers: {
+        jwt: jwtSubjectCustomizer((accountId, client, grantId) => subjectFor(store, accountId, client, grantId)) as never,
+      },
+    },
     responseTypes: profile.responseTypes as Configuration['responseTypes'],
     subjectTypes: profile.subjectTypes as Configuration['subjectTypes'],
     clientAuthMethods: profile.clientAuthMethods as Configuration['clientAuthMethods'],
@@ -247,8 +255,12 @@ export function createProvider({
       // DPoP (RFC 9449): sender-constrained tokens for clients that send proofs, or that register
       // dpop_bound_access_tokens; proof replays are detected in storage (shared by replicas).
       dPoP: { enabled: true, allowReplay: false },
-      // Resource indicators (RFC 8707): access tokens are for userinfo only; no resource server to name.
-      resourceIndicators: { enabled: false },
+      // Resource indicators (RFC 8707): RFC 9068 JWT access tokens for the resources RESOURCE_INDICATORS allows.
+      resourceIndicators: resourceIndicatorsFeature({
+        policy: config.resourceIndicators,
+        scopes: supportedScopes,
+        accessTokenTtl: TTL.AccessToken,
+      }),
       // Client ID Metadata Documents, and OpenID Connect RP Metadata Choices for what they offer.
       clientIdMetadataDocument: documents?.feature ?? { enabled: false },
       rpMetadataChoices: { enabled: documents !== undefined },
@@ -479,6 +491,7 @@ export function createProvider({
   const staticIds = new Set(config.staticClients.map((client) => String(client.client_id)));
   reuseClientObjects(provider, store, staticIds);
   documents?.install(provider, staticIds);
+  storeJwtAccessTokens(provider, config.issuer, jwks);
   atomicReplayDetection(provider, store);
   recordSessionLogins(provider, store, (error) => logger.warn({ err: error }, 'could not record a session login'));
   logLogoutTokens(provider, logger);

@@ -16,7 +16,11 @@
  *    dropped too, whether or not the authorization kept it (oidc-provider keeps it only with
  *    prompt=consent).
  *
- * Both rewrite the form body oidc-provider then reads; every other request passes untouched.
+ * 3. With resource indicators on, a JWT access token (RFC 9068) sent to introspection or
+ *    revocation is handed on marked (resources/jwt-access-tokens.ts), where oidc-provider would
+ *    refuse any JWT unread; it is then found by its signature, as Signet stores such tokens.
+ *
+ * Each rewrites the form body oidc-provider then reads; every other request passes untouched.
  */
 import type { IncomingMessage } from 'node:http';
 import parseBody from 'co-body';
@@ -24,6 +28,7 @@ import type { Context, Middleware } from 'koa';
 import type { ProfileDefinition } from '../deployment/profiles.ts';
 import { bodyIs } from '../http/negotiation.ts';
 import { routeKey, routeOf } from '../http/route-key.ts';
+import { isJwt, markedToken } from '../resources/jwt-access-tokens.ts';
 import { supportedScope } from './scopes.ts';
 
 /** oidc-provider's own limit on a request body. */
@@ -59,11 +64,19 @@ export function replaceBody(req: IncomingMessage, text: string) {
   });
 }
 
-export function tokenRequests(profile: ProfileDefinition, supported: ReadonlySet<string>, findClient: FindClient): Middleware {
+export function tokenRequests(
+  profile: ProfileDefinition,
+  supported: ReadonlySet<string>,
+  findClient: FindClient,
+  { jwtAccessTokens = false }: { jwtAccessTokens?: boolean } = {},
+): Middleware {
   const scopes = profile.refreshTokensWithoutOfflineAccess
     ? new Set([...supported].filter((scope) => scope !== 'offline_access'))
     : supported;
   const token = routeKey(profile.routes.token);
+  const tokenInBody = new Set(
+    jwtAccessTokens ? [routeKey(profile.routes.introspection), routeKey(profile.routes.revocation)] : [],
+  );
   const authenticated = new Set([
     token,
     routeKey(profile.routes.introspection),
@@ -76,15 +89,15 @@ export function tokenRequests(profile: ProfileDefinition, supported: ReadonlySet
     const route = routeOf(ctx);
     if (!authenticated.has(route) || !bodyIs(ctx, 'application/x-www-form-urlencoded')) return next();
     const basicId = emptySecretBasicClientId(ctx.get('authorization') || undefined);
-    if (route !== token && basicId === undefined) return next();
-    return rewrite(ctx, next, route === token, basicId, scopes, findClient);
+    if (route !== token && basicId === undefined && !tokenInBody.has(route)) return next();
+    return rewrite(ctx, next, { isToken: route === token, markJwt: tokenInBody.has(route) }, basicId, scopes, findClient);
   };
 }
 
 async function rewrite(
   ctx: Context,
   next: () => Promise<unknown>,
-  isToken: boolean,
+  { isToken, markJwt }: { isToken: boolean; markJwt: boolean },
   basicId: string | undefined,
   scopes: ReadonlySet<string>,
   findClient: FindClient,
@@ -104,6 +117,11 @@ async function rewrite(
     const kept = supportedScope(params.get('scope'), scopes);
     if (kept) params.set('scope', kept);
     else params.delete('scope');
+    changed = true;
+  }
+  const presented = params.get('token');
+  if (markJwt && isJwt(presented)) {
+    params.set('token', markedToken(presented));
     changed = true;
   }
   if (

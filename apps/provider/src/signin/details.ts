@@ -6,6 +6,7 @@
 
 import type { BitcoinNetwork } from '@signet/siwb/message';
 import type { SolanaNetwork } from '@signet/siws/message';
+import type { DocumentView } from '../clients/metadata-documents/index.ts';
 import type { ClientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { deviceVerificationUri, isDeviceInteraction } from '../device/paths.ts';
@@ -69,6 +70,14 @@ export type InteractionDetails = {
   walletConnectProjectId?: string;
   /** True when the client knows people by their Signet account (`account_subject`): every wallet of the account signs in as one. */
   accountSubject?: true;
+  /**
+   * Present when the client is known by its Client ID Metadata Document (its `client_id` is an
+   * https URL): `host` is that URL's host, who is asking (the one thing about it the provider
+   * knows for sure); everything in `client` but `client_id` is what the document says of itself
+   * (self-described). `loopbackOnly`: every redirect URI of the document is a loopback one (a
+   * program on this computer, not a website).
+   */
+  metadataDocument?: DocumentView;
 };
 
 const hostOf = (uri: string) => {
@@ -143,6 +152,7 @@ export function buildDetails(
   client: InteractionClient,
   conditions?: AccessConditions,
   fields: ClientFields = {},
+  document?: DocumentView,
 ): InteractionDetails {
   const namespaces = namespacesFor(config, fields);
   // Values the profile does not support are dropped here as at registration and refresh.
@@ -156,7 +166,8 @@ export function buildDetails(
     nonce: nonceOf(interaction.uid),
     domain: config.domain,
     uri: config.origin,
-    statement: statementFor(config, client.client_name),
+    // A document's name is its own say: the message names the host that served it instead.
+    statement: statementFor(config, document ? document.host : client.client_name),
     resources: [resource],
     redirectHost: hostOf(resource),
     chainIds: config.chainIds,
@@ -173,5 +184,6 @@ export function buildDetails(
     ...(conditions ? { requires: requirementsOf(conditions), requiresMatch: conditions.match } : {}),
     ...(config.walletConnectProjectId ? { walletConnectProjectId: config.walletConnectProjectId } : {}),
     ...(fields.account_subject === true ? { accountSubject: true as const } : {}),
+    ...(document ? { metadataDocument: document } : {}),
   };
 }

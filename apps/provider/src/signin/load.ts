@@ -4,6 +4,7 @@
  */
 import type { Context } from 'koa';
 import { errors as oidcErrors, type Provider } from 'oidc-provider';
+import { type DocumentView, documentView } from '../clients/metadata-documents/index.ts';
 import { clientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { HttpError } from '../errors.ts';
@@ -33,6 +34,7 @@ type ClientShape = {
   view: InteractionClient;
   fields: ReturnType<typeof clientFields>;
   conditions: ReturnType<typeof accessConditionsOf>;
+  document: DocumentView | undefined;
 };
 
 /**
@@ -45,10 +47,29 @@ function shapeOf(client: { clientId: string }): ClientShape {
   let shape = shapes.get(client);
   if (!shape) {
     const fields = clientFields(client);
-    shape = { view: clientView(client.clientId, fields), fields, conditions: accessConditionsOf(fields) };
+    shape = {
+      view: clientView(client.clientId, fields),
+      fields,
+      conditions: accessConditionsOf(fields),
+      document: documentView(client),
+    };
     shapes.set(client, shape);
   }
   return shape;
+}
+
+/**
+ * The sign-in's client. A client known by its metadata document is fetched again once the copy
+ * held expired; a document that now fails is this sign-in's error, in words.
+ */
+async function findClient(provider: Provider, clientId: string) {
+  try {
+    return await provider.Client.find(clientId);
+  } catch (error) {
+    if (!(error instanceof oidcErrors.InvalidClient || error instanceof oidcErrors.InvalidClientMetadata)) throw error;
+    const description = (error as { error_description?: string }).error_description ?? error.message;
+    throw new HttpError('CLIENT_DOCUMENT_UNAVAILABLE', description, { cause: error });
+  }
 }
 
 /** oidc-provider's interaction cookie (its default name), scoped to /interaction/<uid>. */
@@ -59,7 +80,7 @@ async function diagnose(provider: Provider, uid: string, cookieProblem: HttpErro
   const stored = await provider.Interaction.find(uid, { ignoreExpiration: true });
   if (!stored) return new HttpError('INTERACTION_NOT_FOUND', 'no sign-in with this id; start again from the site you came from');
   if (stored.isExpired) {
-    const client = await provider.Client.find(String(stored.params.client_id));
+    const client = await findClient(provider, String(stored.params.client_id)).catch(() => undefined);
     return new HttpError('INTERACTION_EXPIRED', 'this sign-in expired; start again from the site you came from', {
       expired: {
         client: client ? clientView(client.clientId, clientFields(client)) : undefined,
@@ -102,14 +123,14 @@ export async function loadInteraction(ctx: Context, provider: Provider, config: 
       new HttpError('SESSION_CHANGED', `the provider session changed (${detail}); start again`),
     );
   }
-  const client = await provider.Client.find(String(interaction.params.client_id));
+  const client = await findClient(provider, String(interaction.params.client_id));
   if (!client) throw new HttpError('INTERACTION_NOT_FOUND', 'the client of this sign-in no longer exists');
-  const { view, fields, conditions } = shapeOf(client);
+  const { view, fields, conditions, document } = shapeOf(client);
   return {
     interaction: interaction as unknown as LoadedInteraction['interaction'],
     client: view,
     oidcClient: client,
-    details: buildDetails(config, interaction as never, view, conditions, fields),
+    details: buildDetails(config, interaction as never, view, conditions, fields, document),
   };
 }
 

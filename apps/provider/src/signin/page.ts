@@ -4,6 +4,7 @@
  * EIP-4361 message from the details embedded here, asks the wallet to sign it, and posts it.
  */
 
+import type { DocumentView } from '../clients/metadata-documents/index.ts';
 import type { Config } from '../config.ts';
 import { deviceVerificationUri } from '../device/paths.ts';
 import { type Html, html, layout, raw } from '../http/html.ts';
@@ -80,6 +81,8 @@ const ERROR_WORDS: Record<string, string> = {
   UNSUPPORTED_ADDRESS_TYPE:
     'This kind of Bitcoin address cannot sign in (a script or multisig address). Use a single-key address: bc1q…, bc1p…, 3… or 1….',
   NETWORK_MISMATCH: 'The Bitcoin address belongs to another network than the one in the message. Switch networks in your wallet.',
+  CLIENT_DOCUMENT_UNAVAILABLE:
+    "The application's description could not be loaded from its website just now. Go back to the application and try again.",
 };
 
 export const describeError = (code: string, fallback: string) =>
@@ -139,6 +142,32 @@ function clientHeader(
 </header>`;
 }
 
+/**
+ * The header for a client known by its metadata document: the host that served the document is
+ * who asks; the name is the document's own (self-described); a document whose every redirect URI
+ * is a loopback one belongs to a program on this computer, and the page says so.
+ */
+function documentClientHeader(details: InteractionDetails, document: DocumentView, device: boolean): Html {
+  const { client } = details;
+  return html`<header class="who">
+  <img class="logo" src="/logo/${encodeURIComponent(client.client_id)}" alt="" width="56" height="56">
+  <div>
+    <h1 id="title"><span class="client-host">${document.host}</span> wants you to sign in with ${accountKinds(details.namespaces)}</h1>
+    <p class="muted">through <strong>${details.domain}</strong>${client.client_name ? html` · calls itself <strong class="client-name">${client.client_name}</strong> (self-described)` : ''}</p>
+    ${
+      device
+        ? html`<p class="destination">After you sign, the sign-in goes to <strong>${document.host}</strong> on your other device, not to this browser.</p>`
+        : html`<p class="destination">After you sign, you will be sent to <strong class="redirect-host">${details.redirectHost}</strong></p>`
+    }
+    ${
+      document.loopbackOnly
+        ? html`<p class="warning" role="note">This is a program on this computer, not a website: it receives the sign-in at <strong>${details.redirectHost}</strong>. Continue only if you started this sign-in from a program you trust.</p>`
+        : ''
+    }
+  </div>
+</header>`;
+}
+
 export function renderInteractionPage(services: { config: Config; assets: WebAssets }, state: PageState): string {
   const { details, error } = state;
   if (!details) {
@@ -155,9 +184,12 @@ export function renderInteractionPage(services: { config: Config; assets: WebAss
 </main>`,
     });
   }
-  const { client } = details;
+  const { client, metadataDocument: document } = details;
+  const device = details.resources[0] === deviceVerificationUri(services.config);
+  // Who asks, as the page names it: a document's host, else the registered name.
+  const asker = document?.host ?? client.client_name;
   const body = html`<main class="card" aria-labelledby="title">
-  ${clientHeader(client, details.domain, details.redirectHost, details.namespaces, details.resources[0] === deviceVerificationUri(services.config))}
+  ${document ? documentClientHeader(details, document, device) : clientHeader(client, details.domain, details.redirectHost, details.namespaces, device)}
   ${
     details.requires
       ? html`<section class="requires" aria-labelledby="requires-title">
@@ -168,7 +200,7 @@ export function renderInteractionPage(services: { config: Config; assets: WebAss
       : ''
   }
   <section aria-labelledby="asks">
-    <h2 id="asks">${client.client_name ?? 'This site'} will receive</h2>
+    <h2 id="asks">${asker ?? 'This site'} will receive</h2>
     <ul class="scopes">${receivedWords(details).map((words) => html`<li>${words}</li>`)}</ul>
     ${
       client.policy_uri || client.tos_uri
@@ -205,7 +237,7 @@ export function renderInteractionPage(services: { config: Config; assets: WebAss
 </main>
 <script type="application/json" id="interaction-details">${raw(JSON.stringify(details).replace(/</g, '\\u003c'))}</script>`;
   return layout({
-    title: `Sign in to ${client.client_name ?? details.domain}`,
+    title: `Sign in to ${asker ?? details.domain}`,
     body,
     scripts: services.assets.scripts,
     stylesheets: services.assets.stylesheets,

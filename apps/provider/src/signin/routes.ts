@@ -17,6 +17,7 @@ import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { bodyIs, prefersJson } from '../http/negotiation.ts';
 import { requestFields } from '../observability/audit.ts';
 import { saveSignIn } from '../records/sign-ins.ts';
+import { grantRequestedResources } from '../resources/grants.ts';
 import type { Services } from '../services.ts';
 import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
 import { readSignedMessage } from './body.ts';
@@ -96,6 +97,7 @@ export function interactionRoutes(router: Router, services: Services) {
       const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
       // What the client asked for, less what the profile does not support (as the details show it).
       grant.addOIDCScope(details.scopes.join(' ') || 'openid');
+      grantRequestedResources(grant, interaction.params.resource, details.scopes);
       const grantId = await grant.save();
       await saveSignIn(store, grantId, { ...signer, account: account.id, signedInAt }, TTL.Grant);
       await recordWalletSignIn(store, signer.wallet, grantId, {

@@ -20,7 +20,8 @@ import {
 const details = JSON.parse($('interaction-details')?.textContent ?? '{}') as Details;
 const say = statusLine($('status'));
 const walletsSection = $('wallets');
-const clientName = details.client?.client_name ?? 'the site';
+// A client known by its metadata document is named by the host that served it (its name is self-described).
+const clientName = details.metadataDocument?.host ?? details.client?.client_name ?? 'the site';
 // Details from a provider before Solana carry no namespaces: Ethereum only.
 const namespaces = details.namespaces ?? ['eip155'];
 // How far this browser's clock is from the provider's, so issuedAt is in the provider's time.
