@@ -3,10 +3,11 @@
  * default, as real features: a whole wallet sign-in through each with openid-client 6 on both
  * profiles, the per-client switches (require_pushed_authorization_requests,
  * dpop_bound_access_tokens), `/request` inside the authorization rate limit, and its body bounded
- * before anything is stored. Resource indicators, also on by default in oidc-provider, are off.
+ * before anything is stored. Resource indicators through PAR
+ * and DPoP give a JWT access token bound to the key (resource-indicators.test.ts has the rest).
  */
 import { pkceAuthorization, request, startTestProvider, type TestProvider, walletSignIn } from '@signet/testkit';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,13 +248,26 @@ describe.each([
     expect(await storedPushedRequests()).toBe(before + 1);
   });
 
-  it('resource indicators are off: a resource parameter is ignored and the token works at userinfo', async () => {
+  it('a resource through PAR with DPoP: a JWT for that audience bound to the key (hosted, by default: invalid_target)', async () => {
     const client = await register();
-    const { url, verifier } = await pkceAuthorization(client, { resource: 'https://api.example.com/' });
+    const { verifier, params } = await parameters();
+    const resource = 'https://api.example.com/';
+    const dpop = oidc.getDPoPHandle(client, await oidc.randomDPoPKeyPair('ES256'));
+    if (profile === 'hosted') {
+      // RESOURCE_INDICATORS names no resource by default on hosted: the pushed request is refused.
+      await expect(oidc.buildAuthorizationUrlWithPAR(client, { ...params, resource }, { DPoP: dpop })).rejects.toMatchObject({
+        error: 'invalid_target',
+        error_description: expect.stringMatching(/issues tokens for no resource/),
+      });
+      return;
+    }
+    const url = await oidc.buildAuthorizationUrlWithPAR(client, { ...params, resource }, { DPoP: dpop });
     const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: wallet() });
-    const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
-    const sub = tokens.claims()?.sub as string;
-    expect(await oidc.fetchUserInfo(client, tokens.access_token, sub)).toMatchObject({ sub });
+    const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier }, { resource }, { DPoP: dpop });
+    expect(tokens.token_type).toBe('dpop');
+    const claims = decodeJwt(tokens.access_token);
+    expect(claims.aud).toBe(resource);
+    expect((claims.cnf as { jkt?: string } | undefined)?.jkt).toMatch(/^[\w-]{43}$/);
   });
 });
 
