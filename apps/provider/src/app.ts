@@ -51,6 +51,7 @@ import { createAccessGate } from './onchain/access.ts';
 import { createEnsResolver } from './onchain/names/index.ts';
 import { logoutRedirects } from './redirects/logout.ts';
 import { unusedClientErrors } from './redirects/unused-clients.ts';
+import { RefreshGrace } from './refresh/grace.ts';
 import { introspectionSubject } from './relying-party/introspection-subject.ts';
 import { scopesSupportedBy } from './relying-party/scopes.ts';
 import { grantIdOf, subjectFor } from './relying-party/subject.ts';
@@ -186,6 +187,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     clients,
     lifecycle: { draining: false, keysLoaded: () => keys.length > 0 },
     provider: () => current.provider,
+    ...(config.refreshReuseGraceSeconds > 0 ? { refresh: new RefreshGrace(store, config.refreshReuseGraceSeconds) } : {}),
   };
 
   const build = () => {
@@ -201,6 +203,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       access,
       audit,
       documents: clients.documents,
+      refresh: services.refresh,
     });
     mount(provider, services);
     auditProviderEvents(provider, audit, { registrationToken: config.registrationToken !== undefined });
@@ -304,6 +307,7 @@ function mount(provider: Provider, services: Services) {
       jwtAccessTokens: issuesJwtAccessTokens(config.resourceIndicators),
     }),
     targetWords(profile),
+    services.refresh?.middleware(profile),
     introspectionSubject(profile, findClient, (accountId, client, ctx) =>
       subjectFor(services.store, accountId, client, grantIdOf(ctx, client)),
     ),

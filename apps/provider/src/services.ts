@@ -12,6 +12,7 @@ import type { Lifecycle } from './observability/operations.ts';
 import type { Tracing } from './observability/tracing.ts';
 import type { AccessGate } from './onchain/access.ts';
 import type { EnsResolver } from './onchain/names/index.ts';
+import type { RefreshGrace } from './refresh/grace.ts';
 import type { UnitOfWorkStore } from './storage/unit-of-work.ts';
 
 /** What request handlers share; built once by buildApp. */
@@ -34,6 +35,8 @@ export type Services = {
   assets: WebAssets;
   /** Stored clients: whether one has been used, where logos are kept. */
   clients: ClientHousekeeping;
+  /** REFRESH_REUSE_GRACE_SECONDS above 0: a rotated refresh token presented again answers its successor. */
+  refresh?: RefreshGrace;
   /** What the readiness probe reports: keys loaded, and whether shutdown has begun. */
   lifecycle: Lifecycle;
   /** The current oidc-provider instance (replaced when signing keys rotate). */

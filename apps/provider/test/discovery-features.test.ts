@@ -99,14 +99,17 @@ describe('discovery and the documented features', () => {
   it.each([
     ['hosted', 'true', ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'], true],
     ['self-hosted', 'false', ['none', 'client_secret_basic', 'client_secret_post'], undefined],
-  ])('CLIENT_ID_METADATA_DOCUMENTS on %s set to %s: the methods a document may resolve to are listed, and only then', async (profile, on, methods, supported) => {
-    const provider = await startTestProvider({ PROFILE: profile, CLIENT_ID_METADATA_DOCUMENTS: on });
-    try {
-      const discovery = await (await fetch(`${provider.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`)).json();
-      expect(discovery.token_endpoint_auth_methods_supported).toEqual(methods);
-      expect(discovery.client_id_metadata_document_supported).toBe(supported);
-    } finally {
-      await provider.stop();
-    }
-  });
+  ])(
+    'CLIENT_ID_METADATA_DOCUMENTS on %s set to %s: the methods a document may resolve to are listed, and only then',
+    async (profile, on, methods, supported) => {
+      const provider = await startTestProvider({ PROFILE: profile, CLIENT_ID_METADATA_DOCUMENTS: on });
+      try {
+        const discovery = await (await fetch(`${provider.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`)).json();
+        expect(discovery.token_endpoint_auth_methods_supported).toEqual(methods);
+        expect(discovery.client_id_metadata_document_supported).toBe(supported);
+      } finally {
+        await provider.stop();
+      }
+    },
+  );
 });

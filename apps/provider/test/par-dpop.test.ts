@@ -263,7 +263,13 @@ describe.each([
     }
     const url = await oidc.buildAuthorizationUrlWithPAR(client, { ...params, resource }, { DPoP: dpop });
     const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: wallet() });
-    const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier }, { resource }, { DPoP: dpop });
+    const tokens = await oidc.authorizationCodeGrant(
+      client,
+      callbackUrl,
+      { pkceCodeVerifier: verifier },
+      { resource },
+      { DPoP: dpop },
+    );
     expect(tokens.token_type).toBe('dpop');
     const claims = decodeJwt(tokens.access_token);
     expect(claims.aud).toBe(resource);

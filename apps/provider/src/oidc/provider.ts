@@ -25,6 +25,7 @@ import { AccessDeniedError, type AccessGate, AccessRpcError, accessConditionsPro
 import { libraryFetch } from '../outbound/library-fetch.ts';
 import { loadSignIn } from '../records/sign-ins.ts';
 import { heldLogoutDestination } from '../redirects/logout.ts';
+import type { RefreshGrace } from '../refresh/grace.ts';
 import { accountClaimsOf, accountSubject, accountSubjectProblem } from '../relying-party/account-subject.ts';
 import { backchannelLogoutUriProblem, logLogoutTokens } from '../relying-party/backchannel.ts';
 import { claimsOf } from '../relying-party/claims.ts';
@@ -77,6 +78,8 @@ export type ProviderDependencies = {
   audit?: AuditLog;
   /** CLIENT_ID_METADATA_DOCUMENTS: clients identified by a metadata document (clients/metadata-documents/). */
   documents?: DocumentClients;
+  /** REFRESH_REUSE_GRACE_SECONDS: a rotated refresh token presented again within it answers its successor (refresh/). */
+  refresh?: RefreshGrace;
 };
 
 /** 503 from oidc-provider's own endpoints (the token endpoint) when a chain cannot be asked. */
@@ -158,6 +161,7 @@ export function createProvider({
   access,
   audit,
   documents,
+  refresh,
 }: ProviderDependencies): Provider {
   const profile = profileFor(config);
   const supportedScopes = scopesSupportedBy(config);
@@ -175,7 +179,7 @@ export function createProvider({
       ? pairwiseOf(accountId, client, ctx)
       : subjectOf(accountId, client, ctx);
   const configuration: Configuration = {
-    adapter: createOidcAdapter(store) as unknown as Configuration['adapter'],
+    adapter: createOidcAdapter(store, { lostConsume: refresh?.lostConsume }) as unknown as Configuration['adapter'],
     clients: config.staticClients.map((client) =>
       withAuthMethodDefault(client, profile.defaultClientAuthMethod),
     ) as unknown as Configuration['clients'],
@@ -404,6 +408,8 @@ export function createProvider({
     // Outbound fetches go to public addresses only (outbound/); metadata documents through their own path.
     fetch: documents ? documents.fetchThrough(libraryFetch(config.allowPrivateFetch)) : libraryFetch(config.allowPrivateFetch),
     async findAccount(ctx, accountId, token) {
+      // A rotated refresh token presented again within the window is answered with its successor (refresh/).
+      if (refresh && ctx.oidc.route === 'token') await refresh.answerReplay(ctx, token as never);
       const grantId = (token as { grantId?: string } | undefined)?.grantId ?? grantIdOf(ctx, ctx.oidc.client);
       // A refresh token is the one place a grant lives on without a new signature: holdings may
       // have changed since, so a gated client's conditions are checked again, before

@@ -106,7 +106,19 @@ type AdapterStore = Store & {
   getFollowing?(keys: string[], references: readonly Reference[]): Promise<(string | undefined)[]>;
 };
 
-export function createOidcAdapter(store: AdapterStore) {
+/** Where the adapter indexes what a grant issued (revoking the grant deletes every key in it). */
+export const grantIndexKey = (grantId: string) => `oidc:grant:${grantId}`;
+
+export type AdapterOptions = {
+  /**
+   * A one-time record another request consumed first (maybe on another replica): true when the
+   * caller answers that request itself (a refresh token's grace, refresh/), so the grant is not
+   * revoked here; otherwise it is, as for any reuse.
+   */
+  lostConsume?(model: string, id: string, payload: Payload): boolean;
+};
+
+export function createOidcAdapter(store: AdapterStore, options: AdapterOptions = {}) {
   /**
    * Session uid → the session id this process stored it under, until the uid's record expires
    * in storage. oidc-provider finds a session by uid on every token and userinfo request (a token
@@ -142,7 +154,7 @@ export function createOidcAdapter(store: AdapterStore) {
       // Before the write leaves: the uid's record in storage outlives what is remembered here.
       if (payload.uid && this.name === 'Session') rememberSession(payload.uid, id, ttl);
       await store.set(key, JSON.stringify(payload), ttl);
-      if (payload.grantId && GRANTABLE.has(this.name)) await store.addToSet(`oidc:grant:${payload.grantId}`, key, ttl);
+      if (payload.grantId && GRANTABLE.has(this.name)) await store.addToSet(grantIndexKey(payload.grantId), key, ttl);
       if (payload.userCode) await store.set(`oidc:${this.name}:userCode:${payload.userCode}`, id, ttl);
       if (payload.uid && this.name === 'Session') await store.set(`oidc:${this.name}:uid:${payload.uid}`, id, ttl);
     }
@@ -201,7 +213,7 @@ export function createOidcAdapter(store: AdapterStore) {
       if (!won) {
         // Another request (maybe on another replica) consumed it first: treat this one as the
         // reuse it is, and revoke everything the grant issued, as oidc-provider does on reuse.
-        if (payload.grantId) await this.revokeByGrantId(payload.grantId);
+        if (payload.grantId && !options.lostConsume?.(this.name, id, payload)) await this.revokeByGrantId(payload.grantId);
         throw new errors.InvalidGrant(`${label} already consumed`);
       }
     }
@@ -214,7 +226,7 @@ export function createOidcAdapter(store: AdapterStore) {
     }
 
     async revokeByGrantId(grantId: string) {
-      const index = `oidc:grant:${grantId}`;
+      const index = grantIndexKey(grantId);
       const keys = await store.members(index);
       // The one-time markers stay (until they expire): a request that read a code just before
       // this revocation must still lose its consume.

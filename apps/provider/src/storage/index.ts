@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import { createMemoryStore } from './memory.ts';
 import type { Store } from './store.ts';
 
-export { createOidcAdapter, listModelIds } from './adapter.ts';
+export { type AdapterOptions, createOidcAdapter, grantIndexKey, listModelIds } from './adapter.ts';
 export { checkEvictionPolicy } from './redis/eviction.ts';
 export { type Reference, StorageUnavailableError, type Store, type StoredEntry, type Write } from './store.ts';
 export { createMemoryStore };
