@@ -167,6 +167,59 @@ describe('documents shaped like real MCP clients sign in', () => {
   });
 });
 
+describe('a sign-in by a client whose document is held costs what a registered client costs, or less', () => {
+  /** Every storage operation the provider process counted (its /metrics), by operation. */
+  async function storageOperations(target: Replica) {
+    const text = await (await fetch(`${target.url}/metrics`)).text();
+    const counts: Record<string, number> = {};
+    for (const [, operation, value] of text.matchAll(/^signet_storage_operations_total\{operation="([^"]+)"\} (\d+)/gm)) {
+      counts[operation as string] = Number(value);
+    }
+    return counts;
+  }
+  const difference = (after: Record<string, number>, before: Record<string, number>) =>
+    Object.fromEntries(Object.entries(after).map(([operation, n]) => [operation, n - (before[operation] ?? 0)]));
+  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+  it('no storage read of the client and no fetch: its operations are at most a registered client\'s, the document fetched once', async () => {
+    const sqlite = await providerWith({ STORAGE_URL: `sqlite:${join(dir, 'io.db')}` });
+    try {
+      const server = await documentServer();
+      const clientId = server.url('/claude.json');
+      server.serve('/claude.json', { body: claudeShaped(clientId), headers: { 'cache-control': 'max-age=3600' } });
+      const registered = await oidc.dynamicClientRegistration(
+        new URL(sqlite.url),
+        { redirect_uris: [TEST_REDIRECT_URI], token_endpoint_auth_method: 'none' },
+        oidc.None(),
+        insecure,
+      );
+      const byDocument = await oidc.discovery(new URL(sqlite.url), clientId, undefined, oidc.None(), insecure);
+      const user = privateKeyToAccount(generatePrivateKey());
+      const signIn = async (config: oidc.Configuration) => {
+        const { url, verifier } = await pkceAuthorization(config);
+        const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: user });
+        await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+      };
+      // Each client's first sign-in does its one-time work (the document's fetch, the client's first use).
+      await signIn(registered);
+      await signIn(byDocument);
+      const measure = async (config: oidc.Configuration) => {
+        const before = await storageOperations(sqlite);
+        await signIn(config);
+        return difference(await storageOperations(sqlite), before);
+      };
+      const ofRegistered = await measure(registered);
+      const ofDocument = await measure(byDocument);
+      expect(total(ofRegistered)).toBeGreaterThan(0);
+      expect(total(ofDocument)).toBeLessThan(total(ofRegistered));
+      expect(ofDocument.get ?? 0).toBeLessThan(ofRegistered.get ?? 0);
+      expect(server.requests('/claude.json')).toBe(1);
+    } finally {
+      await sqlite.stop();
+    }
+  });
+});
+
 describe('documents Signet refuses: invalid_client or invalid_client_metadata with words, never a 500', () => {
   it.each([
     [

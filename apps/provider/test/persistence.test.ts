@@ -172,6 +172,10 @@ describe('pre-registered clients (CLIENTS_FILE) and the CLI', () => {
     await expect(runCli(['clients', 'add', '--redirect-uri', 'http://public.example/cb'], env, print)).rejects.toThrow(
       /redirect_uris/,
     );
+    // An https URL as client_id names a metadata document, never a stored client.
+    await expect(
+      runCli(['clients', 'add', '--redirect-uri', REDIRECT_URI, '--id', 'https://app.example/client.json'], env, print),
+    ).rejects.toThrow(/--id may not be an https URL/);
 
     // The running provider (another process would do the same) knows the client at once.
     const provider = await startTestProvider({ STORAGE_URL: `sqlite:${file}` });

@@ -110,6 +110,12 @@ The client secret is printed once and never again: store it now.`,
     check(values) {
       if (!(values['redirect-uri'] as string[] | undefined)?.length && values.device !== true)
         throw new UsageError('clients add needs at least one --redirect-uri (or --device)', usageOf('clients add'));
+      // An https URL as client_id names a Client ID Metadata Document: never a stored client's id.
+      if (typeof values.id === 'string' && /^https:\/\//i.test(values.id))
+        throw new UsageError(
+          '--id may not be an https URL: such a client_id names a Client ID Metadata Document (CLIENTS_FILE may hold such an operator client)',
+          usageOf('clients add'),
+        );
       if (values['access-conditions'] !== undefined) {
         try {
           JSON.parse(values['access-conditions'] as string);
