@@ -119,6 +119,8 @@ describe('documents shaped like real MCP clients sign in', () => {
     const { url, verifier } = await pkceAuthorization(config, { scope: 'openid profile' });
     const { callbackUrl, details } = await walletSignIn({ authorizationUrl: url, signer: user });
     expect(details.client).toMatchObject({ client_id: clientId, client_name: 'Claude' });
+    // For native apps too: who asks (the document's host), and whether it is a program on this computer.
+    expect(details.metadataDocument).toEqual({ host: new URL(server.origin).host, loopbackOnly: false });
     const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
     expect(tokens.claims()?.sub).toBe(`eip155:1:${user.address}`);
     expect(tokens.claims()?.aud).toBe(clientId);
@@ -181,7 +183,7 @@ describe('a sign-in by a client whose document is held costs what a registered c
     Object.fromEntries(Object.entries(after).map(([operation, n]) => [operation, n - (before[operation] ?? 0)]));
   const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
-  it('no storage read of the client and no fetch: its operations are at most a registered client\'s, the document fetched once', async () => {
+  it("no storage read of the client and no fetch: its operations are at most a registered client's, the document fetched once", async () => {
     const sqlite = await providerWith({ STORAGE_URL: `sqlite:${join(dir, 'io.db')}` });
     try {
       const server = await documentServer();
