@@ -9,6 +9,7 @@ import { manyClients } from './clients.ts';
 import { delayedRpcSignIn } from './delayed-rpc.ts';
 import { compareBuilds, flowBenchmark, scaleBenchmark, tracingCost } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
+import { metadataDocumentBurst } from './metadata-documents.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
 import { storedRecords } from './records.ts';
@@ -33,6 +34,7 @@ const all: Record<string, () => Promise<Section>> = {
   tracingCost,
   storedRecords,
   manyClients,
+  metadataDocumentBurst,
 };
 // Run only when named: it needs BENCH_BASELINE, another build to compare with.
 const onDemand: Record<string, () => Promise<Section>> = { compareBuilds };

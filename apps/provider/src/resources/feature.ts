@@ -33,7 +33,7 @@ export function resourceIndicatorsFeature({ policy, scopes, accessTokenTtl }: Re
   return {
     enabled: true,
     // One resource granted: that one; several: the request must name one (oidc-provider says so).
-    defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string | string[]) =>
+    defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string | readonly string[]) =>
       Array.isArray(oneOf) && oneOf.length === 1 ? oneOf[0] : oneOf,
     useGrantedResource: async () => true,
     getResourceServerInfo: async (_ctx: unknown, resource: string) => {
@@ -44,7 +44,7 @@ export function resourceIndicatorsFeature({ policy, scopes, accessTokenTtl }: Re
         audience: resource,
         accessTokenTTL: accessTokenTtl,
         accessTokenFormat: 'jwt' as const,
-        jwt: { sign: { alg: 'RS256' } },
+        jwt: { sign: { alg: 'RS256' as const } },
       };
     },
   };
