@@ -169,6 +169,61 @@ describe('documents shaped like real MCP clients sign in', () => {
   });
 });
 
+describe('hosted, with CLIENT_ID_METADATA_DOCUMENTS=true (the operator turns it on)', () => {
+  it("ChatGPT's shape with a jwks_uri; a document naming no method is a public client, not the profile's client_secret_basic", async () => {
+    const hosted = await providerWith({ PROFILE: 'hosted', CLIENT_ID_METADATA_DOCUMENTS: 'true' });
+    try {
+      const server = await documentServer();
+      const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+      server.serve('/jwks.json', { body: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] } });
+      const chatgpt = server.url('/chatgpt.json');
+      server.serve('/chatgpt.json', {
+        body: {
+          client_id: chatgpt,
+          client_name: 'ChatGPT',
+          redirect_uris: [TEST_REDIRECT_URI],
+          token_endpoint_auth_method: 'private_key_jwt',
+          token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+          token_endpoint_auth_signing_alg: 'ES256',
+          jwks_uri: server.url('/jwks.json'),
+        },
+      });
+      const issuer = new URL(`${hosted.url}/`);
+      const user = privateKeyToAccount(generatePrivateKey());
+      const withKey = await oidc.discovery(
+        issuer,
+        chatgpt,
+        undefined,
+        oidc.PrivateKeyJwt({ key: privateKey, kid: 'k1' }),
+        insecure,
+      );
+      expect(withKey.serverMetadata().client_id_metadata_document_supported).toBe(true);
+      expect(withKey.serverMetadata().token_endpoint_auth_methods_supported).toEqual([
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+        'none',
+      ]);
+      const first = await pkceAuthorization(withKey);
+      const signed = await walletSignIn({ authorizationUrl: first.url, signer: user });
+      const tokens = await oidc.authorizationCodeGrant(withKey, signed.callbackUrl, { pkceCodeVerifier: first.verifier });
+      expect(tokens.claims()?.sub).toBe(`eip155:1:${user.address}`);
+
+      const plain = server.url('/plain.json');
+      server.serve('/plain.json', { body: { client_id: plain, redirect_uris: [TEST_REDIRECT_URI] } });
+      const publicClient = await oidc.discovery(issuer, plain, undefined, oidc.None(), insecure);
+      const second = await pkceAuthorization(publicClient);
+      const back = await walletSignIn({ authorizationUrl: second.url, signer: user });
+      const publicTokens = await oidc.authorizationCodeGrant(publicClient, back.callbackUrl, {
+        pkceCodeVerifier: second.verifier,
+      });
+      expect(publicTokens.claims()?.aud).toBe(plain);
+    } finally {
+      await hosted.stop();
+    }
+  });
+});
+
 describe('a sign-in by a client whose document is held costs what a registered client costs, or less', () => {
   /** Every storage operation the provider process counted (its /metrics), by operation. */
   async function storageOperations(target: Replica) {
