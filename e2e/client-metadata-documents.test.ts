@@ -22,7 +22,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type Replica, startReplica } from './processes.ts';
+import { type Replica, startDocumentTrustingReplica } from './processes.ts';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -71,23 +71,7 @@ async function authorize(clientId: string, target: Replica = provider) {
   };
 }
 
-async function providerWith(settings: Record<string, string> = {}) {
-  const port = await freePort();
-  return startReplica(
-    {
-      ISSUER: `http://localhost:${port}`,
-      STORAGE_URL: 'memory:',
-      NODE_EXTRA_CA_CERTS: tls.certFile,
-      ALLOW_PRIVATE_FETCH: 'true',
-      RATE_LIMIT_AUTHORIZATION: '0',
-      RATE_LIMIT_INTERACTION: '0',
-      RATE_LIMIT_TOKEN: '0',
-      SHUTDOWN_DRAIN_MS: '0',
-      ...settings,
-    },
-    port,
-  );
-}
+const providerWith = (settings: Record<string, string> = {}) => startDocumentTrustingReplica(tls.certFile, settings);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'signet-cimd-'));

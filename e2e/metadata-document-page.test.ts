@@ -20,7 +20,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_SCRIPT_BUDGET_GZIP } from '../apps/provider/web/size.ts';
 import { contextWithWallet, launchChromium } from './browser.ts';
-import { freePort, type Replica, startReplica } from './processes.ts';
+import { type Replica, startDocumentTrustingReplica } from './processes.ts';
 
 describe('the wallet page for a client known by its metadata document (Chromium)', () => {
   let dir: string;
@@ -40,22 +40,7 @@ describe('the wallet page for a client known by its metadata document (Chromium)
     program = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('back at the program'));
     await new Promise<void>((resolve) => program.listen(0, '127.0.0.1', resolve));
     LOOPBACK_CALLBACK = `http://127.0.0.1:${(program.address() as AddressInfo).port}/callback`;
-    const port = await freePort();
-    [provider, browser] = await Promise.all([
-      startReplica(
-        {
-          ISSUER: `http://localhost:${port}`,
-          STORAGE_URL: 'memory:',
-          NODE_EXTRA_CA_CERTS: tls.certFile,
-          ALLOW_PRIVATE_FETCH: 'true',
-          RATE_LIMIT_AUTHORIZATION: '0',
-          RATE_LIMIT_INTERACTION: '0',
-          SHUTDOWN_DRAIN_MS: '0',
-        },
-        port,
-      ),
-      launchChromium(),
-    ]);
+    [provider, browser] = await Promise.all([startDocumentTrustingReplica(tls.certFile), launchChromium()]);
     documents.serve('/claude.json', {
       body: {
         client_id: documents.url('/claude.json'),

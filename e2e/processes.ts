@@ -65,3 +65,26 @@ export async function startReplica(env: Record<string, string>, port?: number): 
     },
   };
 }
+
+/**
+ * A provider process that trusts the CA in `certFile` (NODE_EXTRA_CA_CERTS) and may fetch from
+ * loopback (ALLOW_PRIVATE_FETCH): Client ID Metadata Documents served by a test on
+ * https://127.0.0.1 (@signet/testkit's startDocumentServer). Memory storage, no rate limits.
+ */
+export async function startDocumentTrustingReplica(certFile: string, settings: Record<string, string> = {}): Promise<Replica> {
+  const port = await freePort();
+  return startReplica(
+    {
+      ISSUER: `http://localhost:${port}`,
+      STORAGE_URL: 'memory:',
+      NODE_EXTRA_CA_CERTS: certFile,
+      ALLOW_PRIVATE_FETCH: 'true',
+      RATE_LIMIT_AUTHORIZATION: '0',
+      RATE_LIMIT_INTERACTION: '0',
+      RATE_LIMIT_TOKEN: '0',
+      SHUTDOWN_DRAIN_MS: '0',
+      ...settings,
+    },
+    port,
+  );
+}

@@ -79,7 +79,11 @@ describe('client authentication and refresh for the libraries people use', () =>
       expect(refreshed.access_token).toBeTruthy();
       expect(refreshed.refresh_token).toBeTruthy();
       expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
-      // Rotation: the old refresh token is spent.
+      // Rotation: presented again within REFRESH_REUSE_GRACE_SECONDS, the old token answers the
+      // same pair (a lost response); once the successor has been used, it is spent.
+      const again = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+      expect(again.refresh_token).toBe(refreshed.refresh_token);
+      await oidc.refreshTokenGrant(config, refreshed.refresh_token as string);
       await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({
         error: 'invalid_grant',
       });

@@ -13,8 +13,10 @@ import { Writable } from 'node:stream';
 import { createLogger } from '@signet/provider';
 import {
   CookieJar,
+  formValue,
   type getDetails,
   messageFor,
+  pkceAuthorization,
   request,
   startTestProvider,
   TEST_REDIRECT_URI,
@@ -47,8 +49,11 @@ async function refresh(
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** A public client with the refresh_token grant, and a sign-in's tokens (offline_access; resource when given). */
-async function signedIn(provider: TestProvider, signer: PrivateKeyAccount = key(), resource?: string) {
+/**
+ * A public client with the refresh_token grant, and a sign-in's tokens: with `offline_access` on
+ * self-hosted (where refresh tokens need it), without on hosted (where they end with the session).
+ */
+async function signedIn(provider: TestProvider, signer: PrivateKeyAccount = key()) {
   const config = await oidc.dynamicClientRegistration(
     new URL(provider.issuer),
     {
@@ -59,24 +64,25 @@ async function signedIn(provider: TestProvider, signer: PrivateKeyAccount = key(
     oidc.None(),
     insecure,
   );
-  const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: TEST_REDIRECT_URI,
-    scope: 'openid offline_access',
-    prompt: 'consent',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    ...(resource ? { resource } : {}),
-  });
-  const { callbackUrl, jar } = await walletSignIn({ authorizationUrl: url, signer });
-  const tokens = await oidc.authorizationCodeGrant(
+  const selfHosted = provider.config.profile === 'self-hosted';
+  const { url, verifier } = await pkceAuthorization(
     config,
-    callbackUrl,
-    { pkceCodeVerifier: verifier },
-    resource ? { resource } : undefined,
+    selfHosted ? { scope: 'openid offline_access', prompt: 'consent' } : {},
   );
+  const { callbackUrl, jar } = await walletSignIn({ authorizationUrl: url, signer });
+  const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
   expect(tokens.refresh_token).toBeTruthy();
-  return { clientId: config.clientMetadata().client_id, tokens, jar, config };
+  return { clientId: config.clientMetadata().client_id, tokens, jar };
+}
+
+/** A provider of the describe's own, with these settings. */
+function providerWith(settings: Record<string, string>, options: Parameters<typeof startTestProvider>[1] = {}) {
+  const state: { provider?: TestProvider } = {};
+  beforeAll(async () => {
+    state.provider = await startTestProvider(settings, options);
+  });
+  afterAll(() => state.provider?.stop());
+  return () => state.provider as TestProvider;
 }
 
 const ended = (answer: Answer) => {
@@ -158,20 +164,20 @@ describe.each([
 
 describe('inside and after the window (memory)', () => {
   const lines: string[] = [];
-  let provider: TestProvider;
-  beforeAll(async () => {
-    const logs = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    provider = await startTestProvider(
-      { REFRESH_REUSE_GRACE_SECONDS: '60', LOG_LEVEL: 'debug' },
-      { logger: createLogger('debug', logs, 'json') },
-    );
+  const logs = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
   });
-  afterAll(() => provider?.stop());
+  const current = providerWith(
+    { REFRESH_REUSE_GRACE_SECONDS: '60', LOG_LEVEL: 'debug' },
+    { logger: createLogger('debug', logs, 'json') },
+  );
+  let provider: TestProvider;
+  beforeAll(() => {
+    provider = current();
+  });
 
   it('once the successor was used, the old token again ends the whole grant', async () => {
     const { clientId, tokens } = await signedIn(provider);
@@ -241,79 +247,46 @@ describe('inside and after the window (memory)', () => {
 });
 
 describe('after the window (REFRESH_REUSE_GRACE_SECONDS=1)', () => {
-  let provider: TestProvider;
-  beforeAll(async () => {
-    provider = await startTestProvider({ REFRESH_REUSE_GRACE_SECONDS: '1' });
-  });
-  afterAll(() => provider?.stop());
+  const provider = providerWith({ REFRESH_REUSE_GRACE_SECONDS: '1' });
 
   it('the old token again is a reuse: the whole grant ends, the successor with it', async () => {
-    const { clientId, tokens } = await signedIn(provider);
-    const first = await refresh(provider, clientId, tokens.refresh_token as string);
+    const { clientId, tokens } = await signedIn(provider());
+    const first = await refresh(provider(), clientId, tokens.refresh_token as string);
     expect(first.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 2100));
-    ended(await refresh(provider, clientId, tokens.refresh_token as string));
-    ended(await refresh(provider, clientId, first.body.refresh_token as string));
+    ended(await refresh(provider(), clientId, tokens.refresh_token as string));
+    ended(await refresh(provider(), clientId, first.body.refresh_token as string));
   });
 });
 
 describe('REFRESH_REUSE_GRACE_SECONDS=0: every reuse ends the grant, as oidc-provider does', () => {
-  let provider: TestProvider;
-  beforeAll(async () => {
-    provider = await startTestProvider({ REFRESH_REUSE_GRACE_SECONDS: '0' });
-  });
-  afterAll(() => provider?.stop());
+  const provider = providerWith({ REFRESH_REUSE_GRACE_SECONDS: '0' });
 
   it('the old token again, at once: the grant ends', async () => {
-    const { clientId, tokens } = await signedIn(provider);
-    const first = await refresh(provider, clientId, tokens.refresh_token as string);
-    ended(await refresh(provider, clientId, tokens.refresh_token as string));
-    ended(await refresh(provider, clientId, first.body.refresh_token as string));
+    const { clientId, tokens } = await signedIn(provider());
+    const first = await refresh(provider(), clientId, tokens.refresh_token as string);
+    ended(await refresh(provider(), clientId, tokens.refresh_token as string));
+    ended(await refresh(provider(), clientId, first.body.refresh_token as string));
   });
 });
 
 describe('hosted: logout inside the window wins (refresh tokens there end with the session)', () => {
-  let provider: TestProvider;
-  beforeAll(async () => {
-    provider = await startTestProvider({ PROFILE: 'hosted' });
-  });
-  afterAll(() => provider?.stop());
+  const provider = providerWith({ PROFILE: 'hosted' });
 
   it('after the person signs out, the old token again is refused, and so is its successor', async () => {
-    const registered = await oidc.dynamicClientRegistration(
-      new URL(provider.issuer),
-      {
-        redirect_uris: [TEST_REDIRECT_URI],
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code', 'refresh_token'],
-      },
-      oidc.None(),
-      insecure,
-    );
-    const clientId = registered.clientMetadata().client_id;
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(registered, {
-      redirect_uri: TEST_REDIRECT_URI,
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const { callbackUrl, jar } = await walletSignIn({ authorizationUrl: url, signer: key() });
-    const tokens = await oidc.authorizationCodeGrant(registered, callbackUrl, { pkceCodeVerifier: verifier });
-    const first = await refresh(provider, clientId, tokens.refresh_token as string);
+    const { clientId, tokens, jar } = await signedIn(provider());
+    const first = await refresh(provider(), clientId, tokens.refresh_token as string);
     expect(first.status).toBe(200);
-    const endSession = new URL(`${provider.url}/session/end`);
+    const endSession = new URL(`${provider().url}/session/end`);
     endSession.search = new URLSearchParams({ id_token_hint: tokens.id_token as string }).toString();
     const logoutPage = await (await request(jar, endSession)).text();
-    const xsrf = /name="xsrf" value="([^"]+)"/.exec(logoutPage)?.[1] as string;
-    const action = /action="([^"]+)"/.exec(logoutPage)?.[1] as string;
-    const done = await request(jar, new URL(action, provider.url), {
+    const done = await request(jar, new URL(`${provider().url}/session/end/confirm`), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ xsrf, logout: 'yes' }),
+      body: new URLSearchParams({ xsrf: formValue(logoutPage, 'xsrf') as string, logout: 'yes' }),
     });
     expect(done.status).toBe(303);
-    ended(await refresh(provider, clientId, tokens.refresh_token as string));
-    ended(await refresh(provider, clientId, first.body.refresh_token as string));
+    ended(await refresh(provider(), clientId, tokens.refresh_token as string));
+    ended(await refresh(provider(), clientId, first.body.refresh_token as string));
   });
 });
