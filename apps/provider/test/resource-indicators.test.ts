@@ -96,7 +96,11 @@ describe.each([
       sub: tokens.claims()?.sub,
       client_id: config.clientMetadata().client_id,
       scope: 'openid profile',
+      // Who signed in, as the ID token says it (profile): a resource server's whoami needs no userinfo.
+      preferred_username: tokens.claims()?.preferred_username,
     });
+    expect(payload.preferred_username).toEqual(expect.any(String));
+    expect(payload.siwe_message).toBeUndefined();
     for (const claim of ['iat', 'exp', 'jti']) expect(payload[claim], claim).toBeDefined();
     expect(Number(payload.exp) - Number(payload.iat)).toBe(3600);
   });
@@ -191,6 +195,9 @@ describe('the subject in a JWT access token is the one the client is given', () 
     const { tokens, user } = await signIn(config, { resource: MCP });
     const sub = tokens.claims()?.sub as string;
     expect(sub).not.toBe(`eip155:1:${user.address}`);
-    expect(decodeJwt(tokens.access_token).sub).toBe(sub);
+    const claims = decodeJwt(tokens.access_token);
+    expect(claims.sub).toBe(sub);
+    // No claim carries the address where the ID token carries none (pairwise).
+    expect(claims.preferred_username).toBe(tokens.claims()?.preferred_username);
   });
 });

@@ -32,8 +32,9 @@ import { claimsOf } from '../relying-party/claims.ts';
 import { emailSourcesOf, validateEmailMetadata } from '../relying-party/email.ts';
 import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
 import { clientSubjects, grantIdOf, type SubjectOf, subjectChainProblem, subjectFor } from '../relying-party/subject.ts';
+import { accessTokenIdentity } from '../relying-party/token-claims.ts';
 import { resourceIndicatorsFeature } from '../resources/feature.ts';
-import { jwtSubjectCustomizer, storeJwtAccessTokens } from '../resources/jwt-access-tokens.ts';
+import { jwtAccessTokenClaims, storeJwtAccessTokens } from '../resources/jwt-access-tokens.ts';
 import { accountNamespacesProblem, offeredNamespaces } from '../signin/namespaces.ts';
 import { createOidcAdapter, type Store } from '../storage/index.ts';
 import { parseAccountId } from '../wallets/ethereum.ts';
@@ -202,10 +203,13 @@ export function createProvider({
     },
     // Scope claims go into the ID token too, not only to the userinfo endpoint.
     conformIdTokenClaims: false,
-    // A JWT access token's `sub` is the client's subject, as in its ID token (resources/).
+    // A JWT access token's `sub` is the client's subject, and its name the ID token's (resources/).
     formats: {
       customizers: {
-        jwt: jwtSubjectCustomizer((accountId, client, grantId) => subjectFor(store, accountId, client, grantId)) as never,
+        jwt: jwtAccessTokenClaims(
+          (accountId, client, grantId) => subjectFor(store, accountId, client, grantId),
+          (accountId, client, grantId, scopes) => accessTokenIdentity(store, accountId, client, grantId, scopes),
+        ) as never,
       },
     },
     responseTypes: profile.responseTypes as Configuration['responseTypes'],

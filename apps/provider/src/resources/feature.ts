@@ -3,7 +3,8 @@
  *
  * - a resource RESOURCE_INDICATORS allows (policy.ts) gets RFC 9068 access tokens: JWTs signed with
  *   the provider's own keys (RS256, `typ: at+jwt`), `aud` the resource exactly as asked, with `iss`,
- *   `sub` (the client's subject, as in its ID token), `client_id`, `scope`, `exp`, `iat`, `jti`;
+ *   `sub` (the client's subject, as in its ID token), `client_id`, `scope`, `exp`, `iat`, `jti`, and
+ *   the name the ID token gives (jwt-access-tokens.ts, relying-party/token-claims.ts);
  *   any other is `invalid_target`, in words;
  * - without `resource` nothing changes: opaque access tokens for userinfo;
  * - a token or refresh request without `resource` gets the grant's (useGrantedResource): the client

@@ -32,8 +32,22 @@ export const markedToken = (jwt: string) => `${MARK}${jwt}`;
 
 /** The subject a client is given for an account under a grant. */
 export type TokenSubject = (accountId: string, client: object, grantId: string | undefined) => Promise<string>;
+/** What the token says of who signed in, for its scopes (relying-party/token-claims.ts). */
+export type TokenIdentity = (
+  accountId: string,
+  client: object,
+  grantId: string | undefined,
+  scopes: ReadonlySet<string>,
+) => Promise<Record<string, string>>;
 
-type Token = { format?: string; aud?: unknown; accountId?: string; grantId?: string; client?: { subjectType?: string } };
+type Token = {
+  format?: string;
+  aud?: unknown;
+  accountId?: string;
+  grantId?: string;
+  scope?: string;
+  client?: { subjectType?: string };
+};
 type Structured = { payload: Record<string, unknown> };
 type FindOptions = { ignoreExpiration?: boolean } | undefined;
 type AccessTokenClass = {
@@ -41,12 +55,17 @@ type AccessTokenClass = {
   find(value: unknown, options?: FindOptions): Promise<Token | undefined>;
 };
 
-/** `formats.customizers.jwt`: the `sub` of a JWT access token is the client's subject. */
-export function jwtSubjectCustomizer(subjectOf: TokenSubject) {
+/**
+ * `formats.customizers.jwt`: the `sub` of a JWT access token is the client's subject; it says who
+ * signed in as the client's ID token does, for the token's scopes (`identityOf`).
+ */
+export function jwtAccessTokenClaims(subjectOf: TokenSubject, identityOf: TokenIdentity) {
   return async (_ctx: KoaContextWithOIDC, token: Token, structured: Structured) => {
     const { accountId, client } = token;
-    if (accountId === undefined || !client || client.subjectType === 'pairwise') return;
-    structured.payload.sub = await subjectOf(accountId, client, token.grantId);
+    if (accountId === undefined || !client) return;
+    const identity = await identityOf(accountId, client, token.grantId, new Set(token.scope?.split(' ')));
+    Object.assign(structured.payload, identity);
+    if (client.subjectType !== 'pairwise') structured.payload.sub = await subjectOf(accountId, client, token.grantId);
   };
 }
 
