@@ -37,7 +37,7 @@ export {
   type BitcoinChainReference,
   type BitcoinNetwork,
 } from './networks.ts';
-export { parseSiwbMessage } from './parseSiwbMessage.ts';
+export { type ParseSiwbMessageOptions, parseSiwbMessage } from './parseSiwbMessage.ts';
 export type { SiwbMessage } from './types.ts';
 export { type SiwbExpectations, validateSiwbFields, validateSiwbMessage, validateSiwbTimes } from './validateSiwbMessage.ts';
 export {

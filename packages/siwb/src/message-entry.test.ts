@@ -19,7 +19,9 @@ describe('@signet/siwb/message', () => {
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.filter((path) => /btc-signer|curves|secp256k1|node:/.test(path))).toEqual([]);
     expect(code).not.toMatch(/node:|TapTweak|BIP0322/);
-    expect(code).toContain('wants you to sign in with your Bitcoin account:');
+    // The one CAIP-122 writer (@signet/siwe/caip122) with this namespace in its slot.
+    expect(code).toContain(' wants you to sign in with your ');
+    expect(code).toContain('kind:"Bitcoin"');
     // About 11 KB: bech32 and base58check (@scure/base, with @noble/hashes' SHA-256) are most of
     // it. The wallet page's initial budget is 12 KB gzipped, so a page loads this on demand, as
     // it loads Solana signing; it must stay under that budget on its own.

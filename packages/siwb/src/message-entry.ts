@@ -37,5 +37,5 @@ export {
   type BitcoinChainReference,
   type BitcoinNetwork,
 } from './networks.ts';
-export { parseSiwbMessage } from './parseSiwbMessage.ts';
+export { type ParseSiwbMessageOptions, parseSiwbMessage } from './parseSiwbMessage.ts';
 export type { SiwbMessage } from './types.ts';

@@ -10,10 +10,10 @@
  *   bip322-js accepts too (this package is the stricter of the two).
  */
 import { base64 } from '@scure/base';
+import { isFieldLine } from '@signet/siwe/caip122';
 import { Verifier } from 'bip322-js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isFieldLine } from './constants.ts';
 import { createSiwbMessage } from './createSiwbMessage.ts';
 import { SiwbError } from './errors.ts';
 import { BITCOIN_CHAIN_REFERENCES, BITCOIN_NETWORKS } from './networks.ts';

@@ -1,4 +1,4 @@
-import { parseSiwbMessage } from './parseSiwbMessage.ts';
+import { type ParseSiwbMessageOptions, parseSiwbMessage } from './parseSiwbMessage.ts';
 import { type SiwbExpectations, validateSiwbMessage } from './validateSiwbMessage.ts';
 import { type VerifySiwbSignatureReturnType, verifyParsedSignature } from './verifySiwbSignature.ts';
 
@@ -8,6 +8,8 @@ export type VerifySiwbParameters = {
   /** base64: BIP-322 simple or full, or BIP-137 (P2PKH). */
   signature: string | Uint8Array;
   expect?: SiwbExpectations;
+  /** How the text is parsed (`acceptCaip2ChainId`: also `bip122:<reference>`). */
+  parse?: ParseSiwbMessageOptions;
 };
 
 /**
@@ -15,6 +17,6 @@ export type VerifySiwbParameters = {
  * signature (offline, synchronous). Cheap checks run first.
  */
 export function verifySiwb(parameters: VerifySiwbParameters): VerifySiwbSignatureReturnType {
-  const message = validateSiwbMessage(parseSiwbMessage(parameters.message), parameters.expect);
+  const message = validateSiwbMessage(parseSiwbMessage(parameters.message, parameters.parse), parameters.expect);
   return verifyParsedSignature(message, parameters.message, parameters.signature);
 }

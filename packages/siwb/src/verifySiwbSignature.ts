@@ -2,7 +2,7 @@ import { type BitcoinAccountId, bitcoinAccountId } from './bitcoinAccountId.ts';
 import { bitcoinNetworkOf } from './bitcoinNetworkOf.ts';
 import { createSiwbMessage } from './createSiwbMessage.ts';
 import type { BitcoinNetwork } from './networks.ts';
-import { parseSiwbMessage } from './parseSiwbMessage.ts';
+import { type ParseSiwbMessageOptions, parseSiwbMessage } from './parseSiwbMessage.ts';
 import type { SiwbMessage } from './types.ts';
 import { type SignatureMethod, type SignedAddressType, verifyBitcoinSignature } from './verifyBitcoinSignature.ts';
 
@@ -11,6 +11,8 @@ export type VerifySiwbSignatureParameters = {
   message: string | SiwbMessage;
   /** base64: a BIP-322 simple or full signature, or a 65-byte BIP-137 signature (P2PKH). */
   signature: string | Uint8Array;
+  /** How text is parsed (`acceptCaip2ChainId`: also `bip122:<reference>`). */
+  parse?: ParseSiwbMessageOptions;
 };
 
 export type VerifySiwbSignatureReturnType = {
@@ -33,7 +35,8 @@ export type VerifySiwbSignatureReturnType = {
  * (README: what is refused and why), `UNABLE_TO_PARSE` and the like when the message is.
  */
 export function verifySiwbSignature(parameters: VerifySiwbSignatureParameters): VerifySiwbSignatureReturnType {
-  const message = typeof parameters.message === 'string' ? parseSiwbMessage(parameters.message) : parameters.message;
+  const message =
+    typeof parameters.message === 'string' ? parseSiwbMessage(parameters.message, parameters.parse) : parameters.message;
   const text = typeof parameters.message === 'string' ? parameters.message : createSiwbMessage(message);
   return verifyParsedSignature(message, text, parameters.signature);
 }

@@ -20,7 +20,7 @@ export { generateNonce } from './generateNonce.ts';
 export { isSiweUri } from './grammar.ts';
 export { keccak256, keccakReady } from './keccak256.ts';
 export { CHAINS_WITHOUT_DEPLOYLESS_CALLS, KNOWN_SIGNATURE_VERIFIERS } from './knownChains.ts';
-export { parseSiweMessage } from './parseSiweMessage.ts';
+export { type ParseSiweMessageOptions, parseSiweMessage } from './parseSiweMessage.ts';
 export {
   personalSignHash,
   recoverPersonalSignAddress,

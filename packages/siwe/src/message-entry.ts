@@ -12,6 +12,6 @@ export {
   type SiweField,
   siweErrorStatus,
 } from './errors.ts';
-export { parseSiweMessage } from './parseSiweMessage.ts';
+export { type ParseSiweMessageOptions, parseSiweMessage } from './parseSiweMessage.ts';
 export { siweTime } from './siweTime.ts';
 export type { SiweMessage } from './types.ts';

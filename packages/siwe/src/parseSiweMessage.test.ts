@@ -411,3 +411,43 @@ describe('the draft erratum to EIP-4361, and the choices around it (docs/conform
     expect(source).toMatch(/EIP-4361 names no maximum length/);
   });
 });
+
+describe('parseSiweMessage with acceptCaip2ChainId: Chain ID as eip155:<id>, as CAIP-122 writers (Reown AppKit) put it', () => {
+  const withChain = (chainId: string) => minimal().replace('Chain ID: 1', `Chain ID: ${chainId}`);
+  const lenient = { acceptCaip2ChainId: true };
+  it('reads eip155:<id> as the number; the decimal form as before', () => {
+    expect(parseSiweMessage(withChain('eip155:1'), lenient).chainId).toBe(1);
+    expect(parseSiweMessage(withChain('eip155:8453'), lenient).chainId).toBe(8453);
+    expect(parseSiweMessage(withChain('137'), lenient).chainId).toBe(137);
+  });
+  it('not by default: EIP-4361’s grammar has no CAIP-2 chain id', () => {
+    const error = parseError(withChain('eip155:1'));
+    expect({ type: error.type, field: error.field, line: error.line }).toEqual({
+      type: 'INVALID_CHAIN_ID',
+      field: 'chainId',
+      line: 7,
+    });
+  });
+  const refused: Record<string, string> = {
+    'a Solana chain': 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    'a Bitcoin chain': 'bip122:000000000019d6689c085ae165831e93',
+    'a leading zero (one spelling per chain)': 'eip155:01',
+    'a hex id': 'eip155:0x1',
+    'chain 0': 'eip155:0',
+    'past 2^53 - 1': 'eip155:9007199254740993',
+    'the namespace in capitals': 'EIP155:1',
+    'nothing after the colon': 'eip155:',
+  };
+  for (const [name, chainId] of Object.entries(refused)) {
+    it(`refuses ${name} (${chainId}): INVALID_CHAIN_ID on line 7`, () => {
+      expect(() => parseSiweMessage(withChain(chainId), lenient)).toThrow(
+        expect.objectContaining({ name: 'SiweError', type: 'INVALID_CHAIN_ID', field: 'chainId', line: 7 }),
+      );
+    });
+  }
+  it('says a chain of another namespace is not an Ethereum one', () => {
+    expect(() => parseSiweMessage(withChain('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'), lenient)).toThrow(
+      /names a chain of the solana namespace, not of eip155 \(Ethereum\)/,
+    );
+  });
+});

@@ -1,181 +1,190 @@
 import type { Address } from 'viem';
+import { readCaip2ChainId } from './caip2ChainId.ts';
+import { type Caip122ParseOptions, RESOURCES_LINE, TAGGED_FIELDS } from './caip122Namespace.ts';
 import { PREAMBLE_SUFFIX } from './constants.ts';
-import { SiweError, type SiweField } from './errors.ts';
+import { SiweError, type SiweErrorType, type SiweField } from './errors.ts';
 import { FIELD_CHECKS } from './fields.ts';
 import { CHAIN_ID_RE } from './grammar.ts';
 import { messageLines } from './messageLines.ts';
+import { MessageReader, show } from './messageReader.ts';
 import type { SiweMessage } from './types.ts';
 
-type Tagged = { label: string; field: SiweField };
+/**
+ * How `parseSiweMessage` reads `Chain ID:`. By default only as EIP-4361 writes it (decimal, `1`).
+ * `acceptCaip2ChainId` also takes the whole CAIP-2 id, `eip155:1`, as CAIP-122 writers such as
+ * Reown AppKit's SIWX put it (EIP-4361's grammar does not allow it: an option, never the
+ * default); the parsed `chainId` is the number either way. A chain id of another namespace
+ * (`solana:…`) is refused.
+ */
+export type ParseSiweMessageOptions = Caip122ParseOptions;
 
-const URI: Tagged = { label: 'URI: ', field: 'uri' };
-const VERSION: Tagged = { label: 'Version: ', field: 'version' };
-const CHAIN_ID: Tagged = { label: 'Chain ID: ', field: 'chainId' };
-const NONCE: Tagged = { label: 'Nonce: ', field: 'nonce' };
-const ISSUED_AT: Tagged = { label: 'Issued At: ', field: 'issuedAt' };
-const OPTIONAL: Tagged[] = [
-  { label: 'Expiration Time: ', field: 'expirationTime' },
-  { label: 'Not Before: ', field: 'notBefore' },
-  { label: 'Request ID: ', field: 'requestId' },
-];
-const RESOURCES_LINE = 'Resources:';
-const RESOURCE_PREFIX = '- ';
+type Reader = MessageReader<SiweErrorType, SiweField>;
 
-function show(line: string | undefined): string {
-  if (line === undefined) return 'the end of the message';
-  const shown = line.length > 60 ? `${line.slice(0, 60)}…` : line;
-  return JSON.stringify(shown);
+const [URI, VERSION, CHAIN_ID, NONCE, ISSUED_AT, ...OPTIONAL] = TAGGED_FIELDS;
+
+/** A field's value checked by its grammar (`fields.ts`), the error pointing at the line being read. */
+function validate<K extends keyof typeof FIELD_CHECKS>(r: Reader, key: K, value: string): string {
+  const rule = FIELD_CHECKS[key];
+  if (!rule.test(value)) {
+    const error = rule.fail(value);
+    throw new SiweError(error.type, `line ${r.index + 1}: ${error.message}`, {
+      field: rule.field,
+      line: r.index + 1,
+      received: value,
+    });
+  }
+  return value;
+}
+
+/** Line 1: [scheme "://"] domain " wants you to sign in with your Ethereum account:". */
+function readPreamble(r: Reader): { scheme?: string; domain: string } {
+  const first = r.lines[0] as string;
+  if (!first.endsWith(PREAMBLE_SUFFIX)) {
+    throw r.fail('UNABLE_TO_PARSE', `expected "<domain>${PREAMBLE_SUFFIX}", found ${show(first)}`, 'domain', first);
+  }
+  let domain = first.slice(0, -PREAMBLE_SUFFIX.length);
+  let scheme: string | undefined;
+  const separator = domain.indexOf('://');
+  if (separator !== -1) {
+    scheme = validate(r, 'scheme', domain.slice(0, separator));
+    domain = domain.slice(separator + 3);
+  }
+  if (domain === '') throw r.fail('INVALID_DOMAIN', 'the domain is missing', 'domain', domain);
+  validate(r, 'domain', domain);
+  return scheme === undefined ? { domain } : { scheme, domain };
+}
+
+/** Line 2: the EIP-55 address. */
+function readAddress(r: Reader): Address {
+  r.index = 1;
+  const address = r.line;
+  if (address === undefined || address === '') {
+    throw r.fail('INVALID_ADDRESS', `expected the address, found ${show(address)}`, 'address', address);
+  }
+  return validate(r, 'address', address) as Address;
+}
+
+/** Line 3 is empty; then either [statement LF] LF, i.e. "statement", "" or just "". Leaves the reader at "URI: ". */
+function readStatement(r: Reader): string | undefined {
+  r.index = 2;
+  if (r.line !== '') throw r.fail('UNABLE_TO_PARSE', `expected an empty line, found ${show(r.line)}`, 'statement');
+  r.index = 3;
+  if (r.line === '' && r.lines[4]?.startsWith(URI.label)) {
+    r.index = 4;
+    return undefined;
+  }
+  const candidate = r.line;
+  if (candidate === undefined) {
+    throw r.fail('UNABLE_TO_PARSE', `expected the statement or an empty line, found ${show(candidate)}`, 'statement');
+  }
+  if (candidate.startsWith(URI.label) && r.lines[4] !== '') {
+    throw r.fail('UNABLE_TO_PARSE', 'expected an empty line before "URI: "', 'statement', candidate);
+  }
+  const statement = validate(r, 'statement', candidate);
+  r.index = 4;
+  if (r.line !== '') {
+    throw r.fail(
+      'UNABLE_TO_PARSE',
+      `expected an empty line after the statement, found ${show(r.line)} (statements are one line)`,
+      'statement',
+    );
+  }
+  r.index = 5;
+  return statement;
+}
+
+/** `Chain ID: ` as EIP-4361 writes it (decimal, no leading zeros, at most 2^53 − 1), or with the option `eip155:<that>`. */
+function readChainId(r: Reader, options: ParseSiweMessageOptions): number {
+  const text = r.tagged(CHAIN_ID.label, 'chainId');
+  const decimal = (value: string) => CHAIN_ID_RE.test(value) && Number.isSafeInteger(Number(value));
+  let chainId = decimal(text) ? text : undefined;
+  if (chainId === undefined && options.acceptCaip2ChainId) {
+    const read = readCaip2ChainId(text, { namespace: 'eip155', kind: 'Ethereum' }, (reference) =>
+      decimal(reference) ? reference : undefined,
+    );
+    if (read && 'problem' in read) throw r.fail('INVALID_CHAIN_ID', read.problem, 'chainId', text);
+    chainId = read?.chainId;
+  }
+  if (chainId === undefined) {
+    const forms = options.acceptCaip2ChainId ? ' (or eip155: and that integer)' : '';
+    throw r.fail(
+      'INVALID_CHAIN_ID',
+      `chain id must be a positive decimal integer without leading zeros${forms}, found ${show(text)}`,
+      'chainId',
+      text,
+    );
+  }
+  r.index += 1;
+  return Number(chainId);
+}
+
+/** A tagged line's value, checked by its grammar; then the next line. */
+function field<K extends 'uri' | 'nonce' | 'issuedAt'>(r: Reader, label: string, key: K): string {
+  const value = validate(r, key, r.tagged(label, key));
+  r.index += 1;
+  return value;
+}
+
+/** URI, Version, Chain ID, Nonce and Issued At, each on its line, in that order. */
+function readRequiredFields(r: Reader, options: ParseSiweMessageOptions) {
+  const uri = field(r, URI.label, 'uri');
+  const version = r.tagged(VERSION.label, 'version');
+  if (version !== '1') throw r.fail('INVALID_MESSAGE_VERSION', `version must be 1, found ${show(version)}`, 'version', version);
+  r.index += 1;
+  const chainId = readChainId(r, options);
+  const nonce = field(r, NONCE.label, 'nonce');
+  const issuedAt = field(r, ISSUED_AT.label, 'issuedAt');
+  return { uri, version: '1' as const, chainId, nonce, issuedAt };
+}
+
+/** Expiration Time, Not Before, Request ID: each may be there, in that order. */
+function readOptionalFields(r: Reader, message: SiweMessage) {
+  for (const { label, field } of OPTIONAL) {
+    const line = r.line;
+    if (line?.startsWith(label)) {
+      message[field] = validate(r, field, line.slice(label.length));
+      r.index += 1;
+    }
+  }
+}
+
+/** Nothing may follow the resources: say what is out of order or unknown. */
+function rejectRest(r: Reader) {
+  if (r.done) return;
+  const line = r.line as string;
+  const misplaced =
+    TAGGED_FIELDS.map(({ label }) => label).find((label) => line.startsWith(label)) ??
+    (line === RESOURCES_LINE ? RESOURCES_LINE : undefined);
+  throw r.fail(
+    'UNABLE_TO_PARSE',
+    misplaced
+      ? `"${misplaced.trim()}" is out of order (fields follow the order of EIP-4361)`
+      : `unexpected ${show(line)} after the last field`,
+    'message',
+    line,
+  );
 }
 
 /**
  * Parses EIP-4361 text with the EIP's ABNF, strictly: every line in its place, each field
  * in its own grammar, nothing after the last field. Throws `SiweError` (never anything else)
  * whose `type` names the failed rule and whose `line`/`field` point at the offending part.
+ * `options.acceptCaip2ChainId` also reads `Chain ID: eip155:<id>` (ParseSiweMessageOptions).
  */
-export function parseSiweMessage(text: string): SiweMessage {
-  const lines = messageLines(text, SiweError);
-  let index = 0;
-
-  const fail = (type: ConstructorParameters<typeof SiweError>[0], message: string, field: SiweField, received?: unknown) =>
-    new SiweError(type, `line ${index + 1}: ${message}`, { field, line: index + 1, received });
-
-  const validate = <K extends keyof typeof FIELD_CHECKS>(key: K, value: string) => {
-    const rule = FIELD_CHECKS[key];
-    if (!rule.test(value)) {
-      const error = rule.fail(value);
-      throw new SiweError(error.type, `line ${index + 1}: ${error.message}`, {
-        field: rule.field,
-        line: index + 1,
-        received: value,
-      });
-    }
-    return value;
-  };
-
-  const tagged = ({ label, field }: Tagged): string => {
-    const line = lines[index];
-    if (line === undefined || !line.startsWith(label)) {
-      throw fail('UNABLE_TO_PARSE', `expected "${label}…", found ${show(line)}`, field, line);
-    }
-    return line.slice(label.length);
-  };
-
-  // Line 1: [scheme "://"] domain " wants you to sign in with your Ethereum account:"
-  const first = lines[0] as string;
-  if (!first.endsWith(PREAMBLE_SUFFIX)) {
-    throw fail('UNABLE_TO_PARSE', `expected "<domain>${PREAMBLE_SUFFIX}", found ${show(first)}`, 'domain', first);
-  }
-  let domain = first.slice(0, -PREAMBLE_SUFFIX.length);
-  let scheme: string | undefined;
-  const separator = domain.indexOf('://');
-  if (separator !== -1) {
-    scheme = validate('scheme', domain.slice(0, separator));
-    domain = domain.slice(separator + 3);
-  }
-  if (domain === '') throw fail('INVALID_DOMAIN', 'the domain is missing', 'domain', domain);
-  validate('domain', domain);
-
-  // Line 2: address
-  index = 1;
-  const address = lines[index];
-  if (address === undefined || address === '') {
-    throw fail('INVALID_ADDRESS', `expected the address, found ${show(address)}`, 'address', address);
-  }
-  validate('address', address);
-
-  // Line 3: empty; then either [statement LF] LF, i.e. "statement", "" or just "".
-  index = 2;
-  if (lines[index] !== '') throw fail('UNABLE_TO_PARSE', `expected an empty line, found ${show(lines[index])}`, 'statement');
-  index = 3;
-  let statement: string | undefined;
-  if (lines[index] === '' && lines[index + 1]?.startsWith(URI.label)) {
-    index = 4;
-  } else {
-    const candidate = lines[index];
-    if (candidate === undefined)
-      throw fail('UNABLE_TO_PARSE', `expected the statement or an empty line, found ${show(candidate)}`, 'statement');
-    if (candidate.startsWith(URI.label) && lines[index + 1] !== '') {
-      throw fail('UNABLE_TO_PARSE', 'expected an empty line before "URI: "', 'statement', candidate);
-    }
-    statement = validate('statement', candidate);
-    index = 4;
-    if (lines[index] !== '') {
-      throw fail(
-        'UNABLE_TO_PARSE',
-        `expected an empty line after the statement, found ${show(lines[index])} (statements are one line)`,
-        'statement',
-      );
-    }
-    index = 5;
-  }
-
-  const uri = validate('uri', tagged(URI));
-  index += 1;
-  const version = tagged(VERSION);
-  if (version !== '1') throw fail('INVALID_MESSAGE_VERSION', `version must be 1, found ${show(version)}`, 'version', version);
-  index += 1;
-  const chainIdText = tagged(CHAIN_ID);
-  if (!CHAIN_ID_RE.test(chainIdText) || !Number.isSafeInteger(Number(chainIdText))) {
-    throw fail(
-      'INVALID_CHAIN_ID',
-      `chain id must be a positive decimal integer without leading zeros, found ${show(chainIdText)}`,
-      'chainId',
-      chainIdText,
-    );
-  }
-  index += 1;
-  const nonce = validate('nonce', tagged(NONCE));
-  index += 1;
-  const issuedAt = validate('issuedAt', tagged(ISSUED_AT));
-  index += 1;
-
+export function parseSiweMessage(text: string, options: ParseSiweMessageOptions = {}): SiweMessage {
+  const r: Reader = new MessageReader<SiweErrorType, SiweField>(messageLines(text, SiweError), SiweError);
+  const preamble = readPreamble(r);
+  const address = readAddress(r);
+  const statement = readStatement(r);
   const message: SiweMessage = {
-    ...(scheme === undefined ? {} : { scheme }),
-    domain,
-    address: address as Address,
+    ...preamble,
+    address,
     ...(statement === undefined ? {} : { statement }),
-    uri,
-    version: '1',
-    chainId: Number(chainIdText),
-    nonce,
-    issuedAt,
+    ...readRequiredFields(r, options),
   };
-
-  for (const optional of OPTIONAL) {
-    const line = lines[index];
-    if (line?.startsWith(optional.label)) {
-      const key = optional.field as 'expirationTime' | 'notBefore' | 'requestId';
-      message[key] = validate(key, line.slice(optional.label.length));
-      index += 1;
-    }
-  }
-
-  if (lines[index] === RESOURCES_LINE) {
-    index += 1;
-    const resources: string[] = [];
-    while (index < lines.length) {
-      const line = lines[index] as string;
-      if (!line.startsWith(RESOURCE_PREFIX)) {
-        throw fail('UNABLE_TO_PARSE', `expected a resource line "- <URI>", found ${show(line)}`, 'resources', line);
-      }
-      resources.push(validate('resources', line.slice(RESOURCE_PREFIX.length)));
-      index += 1;
-    }
-    message.resources = resources;
-  }
-
-  if (index < lines.length) {
-    const line = lines[index] as string;
-    const known = [...OPTIONAL.map((o) => o.label), URI.label, VERSION.label, CHAIN_ID.label, NONCE.label, ISSUED_AT.label];
-    const misplaced = known.find((label) => line.startsWith(label)) ?? (line === RESOURCES_LINE ? RESOURCES_LINE : undefined);
-    throw fail(
-      'UNABLE_TO_PARSE',
-      misplaced
-        ? `"${misplaced.trim()}" is out of order (fields follow the order of EIP-4361)`
-        : `unexpected ${show(line)} after the last field`,
-      'message',
-      line,
-    );
-  }
+  readOptionalFields(r, message);
+  const resources = r.resources((value) => validate(r, 'resources', value));
+  if (resources) message.resources = resources;
+  rejectRest(r);
   return message;
 }

@@ -1,4 +1,4 @@
-import { parseSiweMessage } from './parseSiweMessage.ts';
+import { type ParseSiweMessageOptions, parseSiweMessage } from './parseSiweMessage.ts';
 import { type SiweExpectations, validateSiweMessage } from './validateSiweMessage.ts';
 import { type SiweVerificationClient, type VerifySiweSignatureReturnType, verifyParsedSignature } from './verifySiweSignature.ts';
 
@@ -8,6 +8,8 @@ export type VerifySiweParameters = {
   signature: string;
   expect?: SiweExpectations;
   client?: SiweVerificationClient;
+  /** How the text is parsed (`acceptCaip2ChainId`: also `Chain ID: eip155:<id>`). */
+  parse?: ParseSiweMessageOptions;
 };
 
 /**
@@ -15,6 +17,6 @@ export type VerifySiweParameters = {
  * signature (offline for EOAs). Cheap checks run first, so a bad message never costs an RPC call.
  */
 export async function verifySiwe(parameters: VerifySiweParameters): Promise<VerifySiweSignatureReturnType> {
-  const message = validateSiweMessage(parseSiweMessage(parameters.message), parameters.expect);
+  const message = validateSiweMessage(parseSiweMessage(parameters.message, parameters.parse), parameters.expect);
   return verifyParsedSignature(message, parameters.message, parameters.signature, parameters.client);
 }

@@ -3,7 +3,7 @@ import { type ContractWalletMethod, checkContractWallet } from './contractWallet
 import type { ChainRegistry } from './createChainRegistry.ts';
 import { createSiweMessage } from './createSiweMessage.ts';
 import { SiweError } from './errors.ts';
-import { parseSiweMessage } from './parseSiweMessage.ts';
+import { type ParseSiweMessageOptions, parseSiweMessage } from './parseSiweMessage.ts';
 import { recoverPersonalSignAddress } from './recoverPersonalSignAddress.ts';
 import type { SiweMessage } from './types.ts';
 
@@ -16,6 +16,8 @@ export type VerifySiweSignatureParameters = {
   signature: string;
   /** Needed only for contract wallets (EIP-1271, EIP-6492); EOAs verify offline. */
   client?: SiweVerificationClient;
+  /** How text is parsed (`acceptCaip2ChainId`: also `Chain ID: eip155:<id>`). */
+  parse?: ParseSiweMessageOptions;
 };
 
 export type SiweVerificationMethod = 'eoa' | ContractWalletMethod;
@@ -59,7 +61,8 @@ async function clientFor(client: SiweVerificationClient | undefined, chainId: nu
  * malformed or wrong, `RPC_UNAVAILABLE` when the chain could not be asked.
  */
 export async function verifySiweSignature(parameters: VerifySiweSignatureParameters): Promise<VerifySiweSignatureReturnType> {
-  const message = typeof parameters.message === 'string' ? parseSiweMessage(parameters.message) : parameters.message;
+  const message =
+    typeof parameters.message === 'string' ? parseSiweMessage(parameters.message, parameters.parse) : parameters.message;
   const text = typeof parameters.message === 'string' ? parameters.message : createSiweMessage(message);
   return verifyParsedSignature(message, text, parameters.signature, parameters.client);
 }

@@ -19,7 +19,7 @@ export {
   SOLANA_NETWORKS,
   type SolanaNetwork,
 } from './networks.ts';
-export { parseSiwsMessage } from './parseSiwsMessage.ts';
+export { type ParseSiwsMessageOptions, parseSiwsMessage } from './parseSiwsMessage.ts';
 export { siwsNetwork } from './siwsNetwork.ts';
 export { type SolanaAccountId, type SolanaChainId, solanaAccountId, solanaChainId } from './solanaAccountId.ts';
 export type { SiwsMessage } from './types.ts';

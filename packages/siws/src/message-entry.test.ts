@@ -16,7 +16,9 @@ describe('@signet/siws/message', () => {
     });
     const code = result.outputFiles[0]?.text ?? '';
     expect(code).not.toMatch(/node:|ed25519|createPublicKey/);
-    expect(code).toContain('wants you to sign in with your Solana account:');
+    // The one CAIP-122 writer (@signet/siwe/caip122) with this namespace in its slot.
+    expect(code).toContain(' wants you to sign in with your ');
+    expect(code).toContain('kind:"Solana"');
     // The wallet page's budget is 12 KB gzipped for everything it loads; this part must stay small.
     expect(gzipSync(code).length).toBeLessThan(8_000);
   });

@@ -13,7 +13,7 @@ export {
 } from './errors.ts';
 export { isSolanaAddress } from './isSolanaAddress.ts';
 export { SIWS_CHAIN_IDS, type SiwsChainId, SOLANA_CHAIN_REFERENCES, SOLANA_NETWORKS, type SolanaNetwork } from './networks.ts';
-export { parseSiwsMessage } from './parseSiwsMessage.ts';
+export { type ParseSiwsMessageOptions, parseSiwsMessage } from './parseSiwsMessage.ts';
 export { siwsNetwork } from './siwsNetwork.ts';
 export { type SolanaAccountId, type SolanaChainId, solanaAccountId, solanaChainId } from './solanaAccountId.ts';
 export type { SiwsMessage } from './types.ts';

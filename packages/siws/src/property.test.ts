@@ -13,10 +13,10 @@
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import { ED25519_TORSION_SUBGROUP, ed25519 } from '@noble/curves/ed25519';
 import { base58, base64urlnopad } from '@scure/base';
+import { isFieldLine } from '@signet/siwe/caip122';
 import { createSignInMessageText, parseSignInMessageText, verifyMessageSignature } from '@solana/wallet-standard-util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isFieldLine } from './constants.ts';
 import { createSiwsMessage } from './createSiwsMessage.ts';
 import { SiwsError } from './errors.ts';
 import { SIWS_CHAIN_IDS } from './networks.ts';

@@ -1,4 +1,4 @@
-import { parseSiwsMessage } from './parseSiwsMessage.ts';
+import { type ParseSiwsMessageOptions, parseSiwsMessage } from './parseSiwsMessage.ts';
 import { type SiwsExpectations, validateSiwsMessage } from './validateSiwsMessage.ts';
 import { type VerifySiwsSignatureReturnType, verifyParsedSignature } from './verifySiwsSignature.ts';
 
@@ -8,6 +8,8 @@ export type VerifySiwsParameters = {
   /** 64-byte Ed25519 signature: base58, padded base64, or bytes. */
   signature: string | Uint8Array;
   expect?: SiwsExpectations;
+  /** How the text is parsed (`acceptCaip2ChainId`: also a cluster's CAIP-2 id). */
+  parse?: ParseSiwsMessageOptions;
 };
 
 /**
@@ -15,6 +17,6 @@ export type VerifySiwsParameters = {
  * Ed25519 signature (offline, synchronous). Cheap checks run first.
  */
 export function verifySiws(parameters: VerifySiwsParameters): VerifySiwsSignatureReturnType {
-  const message = validateSiwsMessage(parseSiwsMessage(parameters.message), parameters.expect);
+  const message = validateSiwsMessage(parseSiwsMessage(parameters.message, parameters.parse), parameters.expect);
   return verifyParsedSignature(message, parameters.message, parameters.signature);
 }

@@ -5,7 +5,7 @@ import { decodeSiwsSignature } from './decodeSiwsSignature.ts';
 import { SiwsError } from './errors.ts';
 import { decodeSolanaAddress } from './isSolanaAddress.ts';
 import type { SolanaNetwork } from './networks.ts';
-import { parseSiwsMessage } from './parseSiwsMessage.ts';
+import { type ParseSiwsMessageOptions, parseSiwsMessage } from './parseSiwsMessage.ts';
 import { siwsNetwork } from './siwsNetwork.ts';
 import { type SolanaAccountId, solanaAccountId } from './solanaAccountId.ts';
 import type { SiwsMessage } from './types.ts';
@@ -15,6 +15,8 @@ export type VerifySiwsSignatureParameters = {
   message: string | SiwsMessage;
   /** 64-byte Ed25519 signature: base58, padded base64, or bytes. */
   signature: string | Uint8Array;
+  /** How text is parsed (`acceptCaip2ChainId`: also a cluster's CAIP-2 id). */
+  parse?: ParseSiwsMessageOptions;
 };
 
 export type VerifySiwsSignatureReturnType = {
@@ -88,7 +90,8 @@ function unusableKey(publicKey: Uint8Array): string | undefined {
  * wrong, `UNABLE_TO_PARSE` and the like when the message is.
  */
 export function verifySiwsSignature(parameters: VerifySiwsSignatureParameters): VerifySiwsSignatureReturnType {
-  const message = typeof parameters.message === 'string' ? parseSiwsMessage(parameters.message) : parameters.message;
+  const message =
+    typeof parameters.message === 'string' ? parseSiwsMessage(parameters.message, parameters.parse) : parameters.message;
   const text = typeof parameters.message === 'string' ? parameters.message : createSiwsMessage(message);
   return verifyParsedSignature(message, text, parameters.signature);
 }
