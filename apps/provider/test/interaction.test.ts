@@ -118,6 +118,8 @@ describe('the interaction contract: every bad input has its status and code, and
       [{ scheme: 'https' }, 400, 'SCHEME_MISMATCH'],
       [{ chainId: 137 }, 400, 'CHAIN_NOT_ALLOWED'],
       [{ expirationTime: new Date(now - 1000) }, 400, 'EXPIRED_MESSAGE'],
+      // Later than the sign-in's own expiry (none, or the details' own or earlier, is fine).
+      [{ expirationTime: new Date(Date.parse(details.expiresAt) + 1000) }, 400, 'MESSAGE_MISMATCH'],
       [{ notBefore: new Date(now + minutes(5)) }, 400, 'NOT_YET_VALID_MESSAGE'],
       [{ issuedAt: new Date(now + minutes(5)) }, 400, 'ISSUED_IN_FUTURE'],
       [{ issuedAt: new Date(now - minutes(5)) }, 400, 'MESSAGE_TOO_OLD'],

@@ -66,6 +66,13 @@ export const MESSAGES = {
   healthy: 'SIWE backend is running',
 } as const;
 
+/**
+ * `Chain ID:` is read in each profile's own form and also as the whole CAIP-2 id of a chain
+ * (`eip155:1`, `solana:5eykt…` or its bare genesis hash, `bip122:000…`), as Reown AppKit's SIWX
+ * writes them: a front end built with AppKit signs in here unchanged (README, "Messages").
+ */
+const FORMS = { acceptCaip2ChainId: true } as const;
+
 const SOLANA_FIRST_LINE = ' wants you to sign in with your Solana account:';
 const isSolanaMessage = (message: string) => message.split('\n', 1)[0]?.endsWith(SOLANA_FIRST_LINE) === true;
 const BITCOIN_FIRST_LINE = ' wants you to sign in with your Bitcoin account:';
@@ -225,7 +232,7 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
 
   /** Steps 2-7 for an EIP-4361 message. */
   async function verifyEthereum(message: string, signature: string) {
-    const parsed = parseSiweMessage(message); // step 2
+    const parsed = parseSiweMessage(message, FORMS); // step 2
     await consumeNonce(parsed);
     checkDomainAndChain(parsed);
     checkTimes((expect) => validateSiweTimes(parsed, expect));
@@ -245,11 +252,11 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
 
   /** Steps 2-7 for a Sign In With Solana message, in the same order; the signature is Ed25519, offline. */
   async function verifySolana(message: string, signature: string) {
-    const parsed = parseSiwsMessage(message); // step 2
+    const parsed = parseSiwsMessage(message, FORMS); // step 2
     await consumeNonce(parsed);
     checkSolanaDomainAndNetwork(parsed);
     checkTimes((expect) => validateSiwsTimes(parsed, expect));
-    verifySiwsSignature({ message, signature });
+    verifySiwsSignature({ message, signature, parse: FORMS });
     const chainId = parsed.chainId as string;
     return {
       claims: { address: parsed.address, chainId, namespace: 'solana' as const },
@@ -270,7 +277,7 @@ export function buildJsonApi(config: JsonApiConfig, options: JsonApiOptions = {}
    * step 7's `401 Invalid signature`, its details naming the library's type.
    */
   async function verifyBitcoin(message: string, signature: string) {
-    const parsed = parseSiwbMessage(message); // step 2
+    const parsed = parseSiwbMessage(message, FORMS); // step 2
     await consumeNonce(parsed);
     checkBitcoinDomainAndNetwork(parsed);
     checkTimes((expect) => validateSiwbTimes(parsed, expect));

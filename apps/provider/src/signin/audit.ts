@@ -9,6 +9,7 @@ import { parseSiwsMessage, siwsNetwork, solanaAccountId } from '@signet/siws/mes
 import type { Context } from 'koa';
 import type { HttpError } from '../errors.ts';
 import { type AuditLog, requestFields } from '../observability/audit.ts';
+import { SIGN_IN_FORMS } from './given-fields.ts';
 import type { LoadedInteraction } from './load.ts';
 
 export function auditSignIn(
@@ -36,20 +37,20 @@ export function auditSignIn(
 /** The account a refused message names (Ethereum, Solana or Bitcoin), when it parses: a claim, not a proof. */
 function claimedAccount(message: string): string | undefined {
   try {
-    const { chainId, address } = parseSiweMessage(message);
+    const { chainId, address } = parseSiweMessage(message, SIGN_IN_FORMS);
     return `eip155:${chainId}:${address}`;
   } catch {
     // not an EIP-4361 message
   }
   try {
-    const { chainId, address } = parseSiwbMessage(message);
+    const { chainId, address } = parseSiwbMessage(message, SIGN_IN_FORMS);
     // A parsed message names one of the four networks, and its address is one of that network's.
     return bitcoinAccountId(bitcoinNetworkOf(chainId) as NonNullable<ReturnType<typeof bitcoinNetworkOf>>, address);
   } catch {
     // not a Sign in with Bitcoin message
   }
   try {
-    const { chainId, address } = parseSiwsMessage(message);
+    const { chainId, address } = parseSiwsMessage(message, SIGN_IN_FORMS);
     const network = chainId === undefined ? undefined : siwsNetwork(chainId);
     return network === undefined || network === 'localnet' ? undefined : solanaAccountId(network, address);
   } catch {

@@ -2,9 +2,19 @@
  * What the Sign In With Solana and Sign in with Bitcoin contracts share (CAIP-122's fields, as
  * `solana/contract.ts` and `bitcoin/contract.ts` build them from one set of interaction details):
  * the fields the details give, the expectations a signed message is checked against, and the
- * check that a message carries every given field unchanged. Browser-safe, as those are.
+ * check that a message carries every given field unchanged; and, for every kind of message, the
+ * forms the provider reads and the bound on its expiration. Browser-safe, as those are.
  */
+import { parseDateTime } from '@signet/siwe/caip122';
 import type { InteractionDetails } from './details.ts';
+
+/**
+ * How the provider parses every signed message: `Chain ID:` in the form each profile writes, and
+ * also as the whole CAIP-2 id of an allowed chain (`eip155:1`, `solana:5eykt…` or the bare genesis
+ * hash, `bip122:000000000019d6689c085ae165831e93`), as Reown AppKit's SIWX writes them
+ * (docs/wallets.md, "Forms a message may take"). What Signet writes stays the canonical form.
+ */
+export const SIGN_IN_FORMS = { acceptCaip2ChainId: true } as const;
 
 /** The fields the details give, in message order (the address, network and issuedAt are the signer's). */
 export const GIVEN_FIELDS = [
@@ -59,7 +69,21 @@ export function givenExpectations<N extends string>(
   };
 }
 
-/** The first given field `message` does not carry as `given` has it, or undefined. */
+/**
+ * Whether a message's `Expiration Time` keeps within the sign-in's own: none (the interaction's
+ * lifetime bounds the message anyway, as Reown AppKit writes it by default), or one at or before
+ * `expiresAt`.
+ */
+export function expiresWithin(expiresAt: string, expirationTime: unknown): boolean {
+  if (expirationTime === undefined) return true;
+  const time = typeof expirationTime === 'string' ? parseDateTime(expirationTime) : undefined;
+  return time !== undefined && time <= Date.parse(expiresAt);
+}
+
+/**
+ * The first given field `message` does not carry as `given` has it, or undefined. The one field
+ * a message may say otherwise is its expiration: none, or one no later than the one given.
+ */
 export function firstNotAsGiven(
   given: Partial<Record<GivenField, unknown>>,
   message: Partial<Record<GivenField, unknown>>,
@@ -67,6 +91,7 @@ export function firstNotAsGiven(
   for (const field of GIVEN_FIELDS) {
     const expected = given[field];
     const received = message[field];
+    if (field === 'expirationTime' && typeof expected === 'string' && expiresWithin(expected, received)) continue;
     if (JSON.stringify(expected) !== JSON.stringify(received)) return { field, expected, received };
   }
   return undefined;

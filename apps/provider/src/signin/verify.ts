@@ -1,13 +1,14 @@
 /**
  * A signed message checked against the details it was made from: the message's first line picks
- * its kind of account; an Ethereum message goes to `verifySiwe` (offline for a plain account,
+ * its kind of account; an Ethereum message goes to `@signet/siwe` (offline for a plain account,
  * one capped `eth_call` for a contract), with a gated client's holdings and the ENS name looked up
  * at once; a Solana or Bitcoin message is checked offline (solana/verify.ts, bitcoin/verify.ts). Used by the sign-in
  * (`POST /interaction/<uid>`) and by the account's own messages (link a wallet, prove it is you).
  */
-import { verifySiwe } from '@signet/siwe';
+import { parseSiweMessage, type SiweVerificationClient, validateSiweMessage, verifySiweSignature } from '@signet/siwe';
 import { clientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
+import { HttpError } from '../errors.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import type { AccessGate } from '../onchain/access.ts';
@@ -19,6 +20,7 @@ import type { SignInProgress } from './audit.ts';
 import { verifyBitcoinSignIn } from './bitcoin/verify.ts';
 import { expectationsFor } from './contract.ts';
 import type { InteractionDetails } from './details.ts';
+import { expiresWithin, SIGN_IN_FORMS } from './given-fields.ts';
 import { acceptedNamespace } from './namespaces.ts';
 import { verifySolanaSignIn } from './solana/verify.ts';
 
@@ -29,12 +31,33 @@ export type Signer = Omit<SignInRecord, 'signedInAt' | 'account' | 'wallet'> & {
 
 export type VerifyServices = {
   config: Config;
-  chains: Parameters<typeof verifySiwe>[0]['client'];
+  chains: SiweVerificationClient;
   ens: EnsResolver;
   access: AccessGate;
   metrics: Metrics;
   tracing: Tracing;
 };
+
+/**
+ * An Ethereum message checked against its details (EIP-4361, `Chain ID` also as `eip155:<id>`),
+ * its expiration within the sign-in's own (or none), then its signature: offline for a plain
+ * account, one capped `eth_call` on the message's chain for a contract wallet.
+ */
+async function verifyEthereumMessage(
+  chains: SiweVerificationClient,
+  details: InteractionDetails,
+  body: SignedBody,
+  options: { now: number; clockSkewMs: number },
+) {
+  const message = validateSiweMessage(parseSiweMessage(body.message, SIGN_IN_FORMS), expectationsFor(details, options));
+  if (!expiresWithin(details.expiresAt, message.expirationTime)) {
+    throw new HttpError(
+      'MESSAGE_MISMATCH',
+      `the message expires at ${message.expirationTime}, after this sign-in does (${details.expiresAt}): leave Expiration Time out, or write the one the details give`,
+    );
+  }
+  return verifySiweSignature({ message: body.message, signature: body.signature, client: chains, parse: SIGN_IN_FORMS });
+}
 
 /**
  * Verifies `body` for `details`. With `client`, the sign-in's client: its allowed kinds of
@@ -68,12 +91,7 @@ export async function verifySigner(
     return { ...verified, wallet: walletIdOf({ namespace, accountId: verified.accountId }) };
   }
   const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
-    const result = await verifySiwe({
-      message: body.message,
-      signature: body.signature,
-      client: services.chains,
-      expect: expectationsFor(details, { now, clockSkewMs }),
-    });
+    const result = await verifyEthereumMessage(services.chains, details, body, { now, clockSkewMs });
     span.set('signet.siwe.method', result.method);
     span.set('signet.chain_id', result.chainId);
     return result;

@@ -117,7 +117,9 @@ describe('the Bitcoin interaction contract, written once', () => {
       [{ statement: undefined }, 'statement'],
       [{ uri: 'https://id.example.com/x' }, 'uri'],
       [{ nonce: '6162636431323335' }, 'nonce'],
-      [{ expirationTime: '2026-11-22T10:10:00Z' }, 'expirationTime'],
+      // Later than the sign-in's own (a message may leave it out, or end earlier: see below).
+      [{ expirationTime: '2026-11-22T10:10:00.001Z' }, 'expirationTime'],
+      [{ expirationTime: 'tomorrow' }, 'expirationTime'],
       [{ notBefore: details.issuedAfter }, 'notBefore'],
       [{ requestId: 'r' }, 'requestId'],
       [{ resources: [...details.resources, 'https://x.example/'] }, 'resources'],
@@ -125,6 +127,10 @@ describe('the Bitcoin interaction contract, written once', () => {
     ];
     for (const [change, field] of changes) {
       expect(bitcoinNotAsGiven(details, { ...given, ...change })?.field, field).toBe(field);
+    }
+    // An expiration may be left out (the sign-in bounds the message), or say the sign-in's own or an earlier one.
+    for (const expirationTime of [undefined, '2026-11-22T10:10:00Z', '2026-11-22T11:10:00+01:00', '2026-11-22T10:05:00.000Z']) {
+      expect(bitcoinNotAsGiven(details, { ...given, expirationTime }), String(expirationTime)).toBeUndefined();
     }
   });
 });

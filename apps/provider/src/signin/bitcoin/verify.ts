@@ -18,6 +18,7 @@ import {
 } from '@signet/siwb';
 import { HttpError } from '../../errors.ts';
 import type { InteractionDetails } from '../details.ts';
+import { SIGN_IN_FORMS } from '../given-fields.ts';
 import { bitcoinExpectationsFor, bitcoinNotAsGiven } from './contract.ts';
 
 export type BitcoinSignIn = {
@@ -45,7 +46,7 @@ export function verifyBitcoinSignIn(
   details: InteractionDetails,
   options: { now: number; clockSkewMs: number },
 ): BitcoinSignIn {
-  const message = validateSiwbMessage(parseSiwbMessage(body.message), bitcoinExpectationsFor(details, options));
+  const message = validateSiwbMessage(parseSiwbMessage(body.message, SIGN_IN_FORMS), bitcoinExpectationsFor(details, options));
   const changed = bitcoinNotAsGiven(details, message);
   if (changed) {
     throw new HttpError(

@@ -93,7 +93,9 @@ describe('the Solana interaction contract, written once', () => {
       [{ uri: 'https://id.example.com/x' }, 'uri'],
       [{ version: undefined }, 'version'],
       [{ nonce: '6162636431323335' }, 'nonce'],
-      [{ expirationTime: '2026-11-22T10:10:00Z' }, 'expirationTime'],
+      // Later than the sign-in's own (a message may leave it out, or end earlier: see below).
+      [{ expirationTime: '2026-11-22T10:10:00.001Z' }, 'expirationTime'],
+      [{ expirationTime: 'tomorrow' }, 'expirationTime'],
       [{ notBefore: details.issuedAfter }, 'notBefore'],
       [{ requestId: 'r' }, 'requestId'],
       [{ resources: [...details.resources, 'https://x.example/'] }, 'resources'],
@@ -101,6 +103,10 @@ describe('the Solana interaction contract, written once', () => {
     ];
     for (const [change, field] of changes) {
       expect(notAsGiven(details, { ...given, ...change })?.field, field).toBe(field);
+    }
+    // An expiration may be left out (the sign-in bounds the message), or say the sign-in's own or an earlier one.
+    for (const expirationTime of [undefined, '2026-11-22T10:10:00Z', '2026-11-22T11:10:00+01:00', '2026-11-22T10:05:00.000Z']) {
+      expect(notAsGiven(details, { ...given, expirationTime }), String(expirationTime)).toBeUndefined();
     }
   });
 });

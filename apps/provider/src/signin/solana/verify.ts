@@ -16,6 +16,7 @@ import {
 } from '@signet/siws';
 import { HttpError } from '../../errors.ts';
 import type { InteractionDetails } from '../details.ts';
+import { SIGN_IN_FORMS } from '../given-fields.ts';
 import { notAsGiven, solanaExpectationsFor } from './contract.ts';
 
 export type SolanaSignIn = {
@@ -42,7 +43,7 @@ export function verifySolanaSignIn(
   details: InteractionDetails,
   options: { now: number; clockSkewMs: number },
 ): SolanaSignIn {
-  const message = validateSiwsMessage(parseSiwsMessage(body.message), solanaExpectationsFor(details, options));
+  const message = validateSiwsMessage(parseSiwsMessage(body.message, SIGN_IN_FORMS), solanaExpectationsFor(details, options));
   const changed = notAsGiven(details, message);
   if (changed) {
     throw new HttpError(
@@ -50,7 +51,7 @@ export function verifySolanaSignIn(
       `the wallet signed another message than the one this sign-in gave it: its ${changed.field} is ${show(changed.received)}, not ${show(changed.expected)}`,
     );
   }
-  const verified = verifySiwsSignature({ message: body.message, signature: body.signature });
+  const verified = verifySiwsSignature({ message: body.message, signature: body.signature, parse: SIGN_IN_FORMS });
   // The expectations allowed only the provider's networks (never localnet): the cluster has a CAIP-2 reference.
   const network = verified.network as SolanaNetwork;
   return {
