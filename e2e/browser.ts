@@ -1,12 +1,14 @@
 /**
  * A real Chromium (Debian's, driven by playwright-core) with a test wallet injected into every
  * page: an EIP-1193 provider announced through EIP-6963, whose requests are answered in Node
- * (signing with a viem account), so the page runs exactly as with a browser extension wallet.
+ * (signing with a viem account), so the page runs exactly as with a browser extension wallet. It
+ * counts the prompts it would show, and may speak ERC-7846 `wallet_connect`.
  */
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -42,7 +44,54 @@ export type WalletBehaviour = {
   allowSwitch?: boolean;
   /** Inject no wallet at all. */
   absent?: boolean;
+  /**
+   * ERC-7846 `wallet_connect` (without it, "unsupported method", as a wallet that lacks it answers):
+   * `sign-in` writes the `signInWithEthereum` message from the fields asked (with viem's
+   * `createSiweMessage`, as Base Account and Porto do) and signs it in the same prompt;
+   * `other-message` writes another statement than the one asked; `connect-only` ignores the capability.
+   */
+  walletConnect?: 'sign-in' | 'other-message' | 'connect-only';
+  /** Every request the person is asked to approve, in order (connect, sign, switch chain). */
+  prompts?: string[];
 };
+
+/** The methods a wallet asks its user about; the others (eth_chainId, eth_accounts) it answers silently. */
+const PROMPTING = new Set(['eth_requestAccounts', 'personal_sign', 'wallet_switchEthereumChain', 'wallet_connect']);
+
+type SignInWithEthereum = {
+  nonce: string;
+  chainId: string;
+  version?: '1';
+  domain: string;
+  uri: string;
+  statement?: string;
+  issuedAt?: string;
+  expirationTime?: string;
+  resources?: string[];
+};
+
+/** A wallet's answer to ERC-7846 `wallet_connect`, as `walletConnect` says it behaves. */
+async function walletConnect(w: WalletBehaviour, params: unknown[]) {
+  const address = w.address ?? w.account.address;
+  if (w.walletConnect === 'connect-only') return { accounts: [{ address, capabilities: {} }] };
+  const asked = (params[0] as { capabilities: { signInWithEthereum: SignInWithEthereum } }).capabilities.signInWithEthereum;
+  const message = createSiweMessage({
+    address,
+    chainId: Number.parseInt(asked.chainId, 16),
+    domain: asked.domain,
+    nonce: asked.nonce,
+    uri: asked.uri,
+    version: '1',
+    statement: w.walletConnect === 'other-message' ? 'Send everything in this wallet to a stranger.' : asked.statement,
+    issuedAt: asked.issuedAt ? new Date(asked.issuedAt) : undefined,
+    expirationTime: asked.expirationTime ? new Date(asked.expirationTime) : undefined,
+    resources: asked.resources,
+  });
+  const signature = await w.account.signMessage({ message });
+  return {
+    accounts: [{ address, capabilities: { signInWithEthereum: { message, signature: w.wrap ? w.wrap(signature) : signature } } }],
+  };
+}
 
 /** A browser context whose pages carry the test wallet; `wallet` is read at each request. */
 export async function contextWithWallet(
@@ -53,6 +102,7 @@ export async function contextWithWallet(
   const context = await browser.newContext(options);
   await context.exposeFunction('__signetTestWallet', async (method: string, params: unknown[] = []) => {
     const w = wallet();
+    if (PROMPTING.has(method) && (method !== 'wallet_connect' || w.walletConnect)) w.prompts?.push(method);
     switch (method) {
       case 'eth_requestAccounts':
       case 'eth_accounts':
@@ -69,6 +119,9 @@ export async function contextWithWallet(
         const signature = await w.account.signMessage({ message: { raw: params[0] as Hex } });
         return w.wrap ? w.wrap(signature) : signature;
       }
+      case 'wallet_connect':
+        if (!w.walletConnect) return { error: { code: 4200, message: `unsupported method ${method}` } };
+        return walletConnect(w, params);
       default:
         return { error: { code: 4200, message: `unsupported method ${method}` } };
     }

@@ -2,13 +2,14 @@
  * What the sign-in page and the account page share: finding the browser's wallets (EIP-6963,
  * else the legacy window.ethereum; Wallet Standard Solana wallets; Bitcoin wallets by their
  * injected objects and the Wallet Standard; WalletConnect when offered), and having one sign the
- * message a set of details describes (an Ethereum wallet: the EIP-4361 text, personal_sign; a
- * Solana or Bitcoin wallet: solana.ts or bitcoin.ts, loaded when picked).
+ * message a set of details describes (an Ethereum wallet: ERC-7846 `wallet_connect` in one prompt
+ * where it has it, one-prompt.ts, else the EIP-4361 text with personal_sign; a Solana or Bitcoin
+ * wallet: solana.ts or bitcoin.ts; each loaded when picked).
  */
 import { checksumAddress } from '@signet/siwe/message';
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet } from '@wallet-standard/base';
-import { messageFromDetails } from '../../src/signin/contract.ts';
+import { messageFromDetails, messageParameters } from '../../src/signin/contract.ts';
 import type { InteractionDetails } from '../../src/signin/details.ts';
 import type { BitcoinWallet } from './bitcoin.ts';
 
@@ -64,7 +65,8 @@ export function statusLine(status: HTMLElement | null): Say {
 export function explain(error: unknown): string {
   const { code, message } = (error ?? {}) as ProviderError;
   if ((error as Error | undefined)?.name === 'ChangedMessageError') {
-    return 'Your wallet signed a different message than the one this page gave it, so nothing was sent. Try again, or use another wallet.';
+    const field = (error as { field?: string }).field;
+    return `Your wallet signed a different message than the one this page gave it${field ? ` (its ${field} differs)` : ''}, so nothing was sent. Try again, or use another wallet.`;
   }
   // EIP-1193 wallets say 4001; Wallet Standard wallets have no code of their own, only words.
   if (code === 4001 || /\b(reject|declin|denied|cancel)/i.test(message ?? ''))
@@ -111,6 +113,27 @@ async function ensureAllowedChain(
 
 export type Signed = { message: string; signature: string };
 
+/** The account the wallet shares (its prompt to connect). */
+async function requestAccount(provider: Eip1193Provider): Promise<`0x${string}`> {
+  const accounts = (await provider.request({ method: 'eth_requestAccounts' })) as string[];
+  if (!accounts?.[0]) throw new Error('the wallet returned no account');
+  if (!/^0x[0-9a-fA-F]{40}$/.test(accounts[0])) throw new Error('the wallet returned something other than an address');
+  return checksumAddress(accounts[0]);
+}
+
+/** ERC-7846 `wallet_connect` with `signInWithEthereum` (one-prompt.ts, loaded now), on the wallet's chain when allowed. */
+async function connectAndSignIn(
+  provider: Eip1193Provider,
+  details: Details,
+  options: { now: number; show(message: string): void },
+) {
+  const current = Number.parseInt(String(await provider.request({ method: 'eth_chainId' })), 16);
+  const chainId = details.chainIds.includes(current) ? current : (details.chainIds[0] as number);
+  const onePrompt = await import('./one-prompt.ts');
+  const contract = { messageParameters, messageFromDetails, checksumAddress };
+  return onePrompt.connectAndSignIn(provider, details, { chainId, now: options.now, show: options.show, contract });
+}
+
 /**
  * Has the wallet sign the message of these details; undefined when it cannot (a network the
  * details do not take, said through `say`). `show` receives the text before it is signed.
@@ -132,10 +155,10 @@ export async function signDetails(
     return signWithBitcoin(wallet.bitcoin, details, { now: options.now, show: options.show });
   }
   say(`Asking ${wallet.name} for your account…`, 'busy');
-  const accounts = (await wallet.provider.request({ method: 'eth_requestAccounts' })) as string[];
-  if (!accounts?.[0]) throw new Error('the wallet returned no account');
-  if (!/^0x[0-9a-fA-F]{40}$/.test(accounts[0])) throw new Error('the wallet returned something other than an address');
-  const address = checksumAddress(accounts[0]);
+  // One prompt where the wallet connects and signs in at once (ERC-7846); else connect, then sign.
+  const connected = wallet.id === 'walletconnect' ? undefined : await connectAndSignIn(wallet.provider, details, options);
+  if (connected?.kind === 'signed') return { message: connected.message, signature: connected.signature };
+  const address = connected?.kind === 'connected' ? connected.address : await requestAccount(wallet.provider);
   const chainId = await ensureAllowedChain(wallet.provider, details, say, options.who);
   if (chainId === undefined) return undefined;
   const message = messageFromDetails(details, { address, chainId, now: options.now });
