@@ -22,49 +22,49 @@ const ROOT = join(import.meta.dirname, '..');
 const ARTIFACTS = join(ROOT, 'artifacts');
 const DIST = join(ROOT, 'apps', 'provider', 'web', 'dist');
 
+let provider: TestProvider;
+let browser: Browser;
+let client: { server: Server; url: string };
+let wallet: WalletBehaviour;
+let context: BrowserContext | undefined;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium();
+  provider = await startTestProvider();
+  client = await startReferenceClient(provider.url, ARTIFACTS, () => ({ CLIENT_NAME: 'One Prompt Shop' }));
+});
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await provider?.stop();
+  client?.server.close();
+});
+
+/** A fresh browser with the test wallet behaving as `behaviour`, on the sign-in page; what the page requests is recorded. */
+async function freshPage(behaviour: Omit<WalletBehaviour, 'prompts'>) {
+  wallet = { ...behaviour, prompts: [] };
+  await context?.close();
+  context = await contextWithWallet(browser, () => wallet);
+  const page = await context.newPage();
+  const requests: { method: string; url: string }[] = [];
+  page.on('request', (request) => requests.push({ method: request.method(), url: request.url() }));
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(client.url);
+  await page.click('#sign-in');
+  await page.waitForURL(/\/interaction\//);
+  await page.waitForSelector('button.wallet');
+  return { page, requests, problems };
+}
+
+const onePromptChunk = (requests: { url: string }[]) => requests.some(({ url }) => /\/assets\/one-prompt-[^/]*\.js$/.test(url));
+const landed = async (page: Page) => {
+  await page.waitForURL(`${client.url}/`);
+  return page.textContent('main');
+};
+
 describe('one prompt: ERC-7846 wallet_connect on the wallet page, in Chromium', () => {
-  let provider: TestProvider;
-  let browser: Browser;
-  let client: { server: Server; url: string };
-  let wallet: WalletBehaviour;
-  let context: BrowserContext | undefined;
-
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await launchChromium();
-    provider = await startTestProvider();
-    client = await startReferenceClient(provider.url, ARTIFACTS, () => ({ CLIENT_NAME: 'One Prompt Shop' }));
-  });
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await provider?.stop();
-    client?.server.close();
-  });
-
-  /** A fresh browser with the test wallet behaving as `behaviour`; what the page requests is recorded. */
-  async function freshPage(behaviour: Omit<WalletBehaviour, 'prompts'>) {
-    wallet = { ...behaviour, prompts: [] };
-    await context?.close();
-    context = await contextWithWallet(browser, () => wallet);
-    const page = await context.newPage();
-    const requests: { method: string; url: string }[] = [];
-    page.on('request', (request) => requests.push({ method: request.method(), url: request.url() }));
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(client.url);
-    await page.click('#sign-in');
-    await page.waitForURL(/\/interaction\//);
-    await page.waitForSelector('button.wallet');
-    return { page, requests, problems };
-  }
-
-  const onePromptChunk = (requests: { url: string }[]) => requests.some(({ url }) => /\/assets\/one-prompt-[^/]*\.js$/.test(url));
-  const landed = async (page: Page) => {
-    await page.waitForURL(`${client.url}/`);
-    return page.textContent('main');
-  };
-
   it('a wallet with wallet_connect: one prompt, and the person lands signed in; its code loaded only on the click', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const { page, requests, problems } = await freshPage({ account, chainId: 1, walletConnect: 'sign-in' });

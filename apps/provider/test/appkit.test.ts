@@ -67,33 +67,40 @@ const EXPIRIES: Record<Expiry, (details: InteractionDetails) => Pick<AppKitMessa
   details: (details) => ({ expirationTime: details.expiresAt }),
 };
 
-describe('Reown AppKit’s SIWX messages at the interaction contract (SOLANA_NETWORKS and BITCOIN_NETWORKS on)', () => {
-  let provider: TestProvider;
-  let client: oidc.Configuration;
+let provider: TestProvider;
+let client: oidc.Configuration;
 
-  beforeAll(async () => {
-    useAppKitNetworks();
-    provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet', BITCOIN_NETWORKS: 'mainnet' });
-    client = await registerPublicClient(provider.url, { client_name: 'AppKit App' });
+beforeAll(async () => {
+  useAppKitNetworks();
+  provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet', BITCOIN_NETWORKS: 'mainnet' });
+  client = await registerPublicClient(provider.url, { client_name: 'AppKit App' });
+});
+afterAll(() => provider?.stop());
+
+async function open() {
+  const { url, verifier } = await pkceAuthorization(client, { state: 'st' });
+  const jar = new CookieJar();
+  const interactionUrl = await startInteraction(jar, url);
+  return { jar, interactionUrl, verifier, details: await getDetails(jar, interactionUrl) };
+}
+
+/** The AppKit message for these details, as an app on this family's network writes it. */
+const messageFrom = (details: InteractionDetails, family: keyof typeof FAMILIES, options: Partial<AppKitMessageOptions> = {}) =>
+  appKitMessage({
+    fields: details,
+    chainId: FAMILIES[family].network.caipNetworkId,
+    address: FAMILIES[family].address,
+    ...options,
   });
-  afterAll(() => provider?.stop());
 
-  async function open() {
-    const { url, verifier } = await pkceAuthorization(client, { state: 'st' });
-    const jar = new CookieJar();
-    const interactionUrl = await startInteraction(jar, url);
-    return { jar, interactionUrl, verifier, details: await getDetails(jar, interactionUrl) };
-  }
+async function refusal(message: string, family: keyof typeof FAMILIES, interaction?: Awaited<ReturnType<typeof open>>) {
+  const { jar, interactionUrl } = interaction ?? (await open());
+  const response = await postSignature(jar, interactionUrl, { message, signature: await FAMILIES[family].sign(message) });
+  const body = (await response.json()) as { error: string; error_description: string };
+  return { status: response.status, error: body.error, description: body.error_description };
+}
 
-  /** The AppKit message for these details, as an app on this family's network writes it. */
-  const messageFrom = (details: InteractionDetails, family: keyof typeof FAMILIES, options: Partial<AppKitMessageOptions> = {}) =>
-    appKitMessage({
-      fields: details,
-      chainId: FAMILIES[family].network.caipNetworkId,
-      address: FAMILIES[family].address,
-      ...options,
-    });
-
+describe('Reown AppKit’s SIWX messages at the interaction contract (SOLANA_NETWORKS and BITCOIN_NETWORKS on)', () => {
   for (const family of Object.keys(FAMILIES) as (keyof typeof FAMILIES)[]) {
     for (const clearChainIdNamespace of [false, true]) {
       for (const expiry of Object.keys(EXPIRIES) as Expiry[]) {
@@ -114,14 +121,9 @@ describe('Reown AppKit’s SIWX messages at the interaction contract (SOLANA_NET
       }
     }
   }
+});
 
-  async function refusal(message: string, family: keyof typeof FAMILIES, interaction?: Awaited<ReturnType<typeof open>>) {
-    const { jar, interactionUrl } = interaction ?? (await open());
-    const response = await postSignature(jar, interactionUrl, { message, signature: await FAMILIES[family].sign(message) });
-    const body = (await response.json()) as { error: string; error_description: string };
-    return { status: response.status, error: body.error, description: body.error_description };
-  }
-
+describe('what AppKit may write that Signet refuses', () => {
   it('an expiration after the sign-in’s own (AppKit’s `expiration` of an hour) is refused: MESSAGE_MISMATCH, for every family', async () => {
     for (const family of Object.keys(FAMILIES) as (keyof typeof FAMILIES)[]) {
       const interaction = await open();

@@ -130,102 +130,98 @@ describe('parseSiwbMessage: positive vectors', () => {
   }
 });
 
+const NEGATIVE: Record<string, [unknown, SiwbErrorType, SiwbField, number | undefined]> = {
+  'an Ethereum message': [
+    withLine(MINIMAL_LINES, 0, 'example.com wants you to sign in with your Ethereum account:'),
+    'WRONG_NAMESPACE',
+    'message',
+    1,
+  ],
+  'a domain with a scheme': [withLine(MINIMAL_LINES, 0, `https://${PREAMBLE}`), 'INVALID_DOMAIN', 'domain', 1],
+  'no address': [withLine(MINIMAL_LINES, 1, ''), 'INVALID_ADDRESS', 'address', 2],
+  'an Ethereum address': [
+    withLine(MINIMAL_LINES, 1, '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'),
+    'INVALID_ADDRESS',
+    'address',
+    2,
+  ],
+  'a bech32 checksum error': [
+    withLine(MINIMAL_LINES, 1, 'bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0m'),
+    'INVALID_ADDRESS',
+    'address',
+    2,
+  ],
+  'an upper-case bech32 address (one spelling per account)': [
+    withLine(MINIMAL_LINES, 1, ADDRESS.toUpperCase()),
+    'INVALID_ADDRESS',
+    'address',
+    2,
+  ],
+  'a mixed-case bech32 address (BIP-173 forbids it)': [
+    withLine(MINIMAL_LINES, 1, `B${ADDRESS.slice(1)}`),
+    'INVALID_ADDRESS',
+    'address',
+    2,
+  ],
+  'a regtest address': [
+    withLine(MINIMAL_LINES, 1, 'bcrt1q6rhpng9evdsfnn833a4f4vej0asu6dk5srld6x'),
+    'INVALID_ADDRESS',
+    'address',
+    2,
+  ],
+  'a P2WSH address': [
+    withLine(MINIMAL_LINES, 1, 'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3'),
+    'UNSUPPORTED_ADDRESS_TYPE',
+    'address',
+    2,
+  ],
+  'a witness version 2 address': [
+    withLine(MINIMAL_LINES, 1, 'bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs'),
+    'UNSUPPORTED_ADDRESS_TYPE',
+    'address',
+    2,
+  ],
+  'no URI': [withLine(MINIMAL_LINES, 3, undefined), 'UNABLE_TO_PARSE', 'uri', 4],
+  'no Chain ID': [withLine(MINIMAL_LINES, 5, undefined), 'UNABLE_TO_PARSE', 'chainId', 6],
+  'an EIP-155 Chain ID': [withLine(MINIMAL_LINES, 5, 'Chain ID: 1'), 'INVALID_CHAIN_ID', 'chainId', 6],
+  'a whole CAIP-2 id as the Chain ID': [
+    withLine(MINIMAL_LINES, 5, `Chain ID: bip122:${MAINNET}`),
+    'INVALID_CHAIN_ID',
+    'chainId',
+    6,
+  ],
+  'an upper-case Chain ID': [withLine(MINIMAL_LINES, 5, `Chain ID: ${MAINNET.toUpperCase()}`), 'INVALID_CHAIN_ID', 'chainId', 6],
+  'a whole genesis hash as the Chain ID': [
+    withLine(MINIMAL_LINES, 5, 'Chain ID: 000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f'),
+    'INVALID_CHAIN_ID',
+    'chainId',
+    6,
+  ],
+  'regtest’s Chain ID': [
+    withLine(MINIMAL_LINES, 5, 'Chain ID: 0f9188f13cb7b2c71f2a335e3a4fc328'),
+    'INVALID_CHAIN_ID',
+    'chainId',
+    6,
+  ],
+  'a mainnet address with testnet’s Chain ID': [
+    withLine(MINIMAL_LINES, 5, 'Chain ID: 000000000933ea01ad0ee984209779ba'),
+    'NETWORK_MISMATCH',
+    'address',
+    6,
+  ],
+  'a test address with mainnet’s Chain ID': [
+    withLine(MINIMAL_LINES, 1, 'tb1pqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesf3hn0c'),
+    'NETWORK_MISMATCH',
+    'address',
+    6,
+  ],
+  'no Issued At': [withLine(MINIMAL_LINES, 7, undefined), 'UNABLE_TO_PARSE', 'issuedAt', 8],
+  'the message ends after the address': [MINIMAL_LINES.slice(0, 2).join('\n'), 'UNABLE_TO_PARSE', 'statement', 3],
+  'the message ends after the empty line': [MINIMAL_LINES.slice(0, 3).join('\n'), 'UNABLE_TO_PARSE', 'uri', 4],
+};
+
 describe('parseSiwbMessage: negative vectors', () => {
-  const negative: Record<string, [unknown, SiwbErrorType, SiwbField, number | undefined]> = {
-    'an Ethereum message': [
-      withLine(MINIMAL_LINES, 0, 'example.com wants you to sign in with your Ethereum account:'),
-      'WRONG_NAMESPACE',
-      'message',
-      1,
-    ],
-    'a domain with a scheme': [withLine(MINIMAL_LINES, 0, `https://${PREAMBLE}`), 'INVALID_DOMAIN', 'domain', 1],
-    'no address': [withLine(MINIMAL_LINES, 1, ''), 'INVALID_ADDRESS', 'address', 2],
-    'an Ethereum address': [
-      withLine(MINIMAL_LINES, 1, '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'),
-      'INVALID_ADDRESS',
-      'address',
-      2,
-    ],
-    'a bech32 checksum error': [
-      withLine(MINIMAL_LINES, 1, 'bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0m'),
-      'INVALID_ADDRESS',
-      'address',
-      2,
-    ],
-    'an upper-case bech32 address (one spelling per account)': [
-      withLine(MINIMAL_LINES, 1, ADDRESS.toUpperCase()),
-      'INVALID_ADDRESS',
-      'address',
-      2,
-    ],
-    'a mixed-case bech32 address (BIP-173 forbids it)': [
-      withLine(MINIMAL_LINES, 1, `B${ADDRESS.slice(1)}`),
-      'INVALID_ADDRESS',
-      'address',
-      2,
-    ],
-    'a regtest address': [
-      withLine(MINIMAL_LINES, 1, 'bcrt1q6rhpng9evdsfnn833a4f4vej0asu6dk5srld6x'),
-      'INVALID_ADDRESS',
-      'address',
-      2,
-    ],
-    'a P2WSH address': [
-      withLine(MINIMAL_LINES, 1, 'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3'),
-      'UNSUPPORTED_ADDRESS_TYPE',
-      'address',
-      2,
-    ],
-    'a witness version 2 address': [
-      withLine(MINIMAL_LINES, 1, 'bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs'),
-      'UNSUPPORTED_ADDRESS_TYPE',
-      'address',
-      2,
-    ],
-    'no URI': [withLine(MINIMAL_LINES, 3, undefined), 'UNABLE_TO_PARSE', 'uri', 4],
-    'no Chain ID': [withLine(MINIMAL_LINES, 5, undefined), 'UNABLE_TO_PARSE', 'chainId', 6],
-    'an EIP-155 Chain ID': [withLine(MINIMAL_LINES, 5, 'Chain ID: 1'), 'INVALID_CHAIN_ID', 'chainId', 6],
-    'a whole CAIP-2 id as the Chain ID': [
-      withLine(MINIMAL_LINES, 5, `Chain ID: bip122:${MAINNET}`),
-      'INVALID_CHAIN_ID',
-      'chainId',
-      6,
-    ],
-    'an upper-case Chain ID': [
-      withLine(MINIMAL_LINES, 5, `Chain ID: ${MAINNET.toUpperCase()}`),
-      'INVALID_CHAIN_ID',
-      'chainId',
-      6,
-    ],
-    'a whole genesis hash as the Chain ID': [
-      withLine(MINIMAL_LINES, 5, 'Chain ID: 000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f'),
-      'INVALID_CHAIN_ID',
-      'chainId',
-      6,
-    ],
-    'regtest’s Chain ID': [
-      withLine(MINIMAL_LINES, 5, 'Chain ID: 0f9188f13cb7b2c71f2a335e3a4fc328'),
-      'INVALID_CHAIN_ID',
-      'chainId',
-      6,
-    ],
-    'a mainnet address with testnet’s Chain ID': [
-      withLine(MINIMAL_LINES, 5, 'Chain ID: 000000000933ea01ad0ee984209779ba'),
-      'NETWORK_MISMATCH',
-      'address',
-      6,
-    ],
-    'a test address with mainnet’s Chain ID': [
-      withLine(MINIMAL_LINES, 1, 'tb1pqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesf3hn0c'),
-      'NETWORK_MISMATCH',
-      'address',
-      6,
-    ],
-    'no Issued At': [withLine(MINIMAL_LINES, 7, undefined), 'UNABLE_TO_PARSE', 'issuedAt', 8],
-    'the message ends after the address': [MINIMAL_LINES.slice(0, 2).join('\n'), 'UNABLE_TO_PARSE', 'statement', 3],
-    'the message ends after the empty line': [MINIMAL_LINES.slice(0, 3).join('\n'), 'UNABLE_TO_PARSE', 'uri', 4],
-  };
-  for (const [name, [text, type, field, line]] of Object.entries(negative)) {
+  for (const [name, [text, type, field, line]] of Object.entries(NEGATIVE)) {
     it(`${name}: ${type} on ${field}${line === undefined ? '' : `, line ${line}`}`, () => {
       const error = parseError(text);
       expect({ type: error.type, field: error.field, line: error.line }).toEqual({ type, field, line });
