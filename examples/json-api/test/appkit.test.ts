@@ -1,33 +1,12 @@
-/**
- * Application B behind a front end built with Reown AppKit, over real HTTP: the message written by
- * AppKit's own code (`@reown/appkit-siwx`'s `InformalMessenger`, through the testkit's
- * `appKitMessage`) from what this API hands out (its nonce) and the front end's own domain, URI and
- * statement, for Ethereum, Solana and Bitcoin, with and without `clearChainIdNamespace`, with and
- * without AppKit's `expiration`. Each signs in; the `user` names the chain in this API's own form;
- * a Chain ID of another namespace is refused as any unparsable message is.
- */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { base58 } from '@scure/base';
 import { BITCOIN_CHAIN_REFERENCES } from '@signet/siwb';
 import { SOLANA_CHAIN_REFERENCES } from '@signet/siws';
-import { bitcoinKey, freePort, solanaKeypair } from '@signet/testkit';
+import { bitcoinKey, solanaKeypair } from '@signet/testkit';
 import { APPKIT_NETWORKS, appKitMessage, useAppKitNetworks } from '@signet/testkit/appkit';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJsonApi, loadJsonApiConfig, MESSAGES } from '../src/index.ts';
-
-type Running = { url: string; port: number; close(): void };
-
-async function start(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const api = buildJsonApi(loadJsonApiConfig({ NODE_ENV: 'test', PORT: String(port), ...env }));
-  return new Promise((resolve) => {
-    const server = serve({ fetch: api.app.fetch, port, hostname: '127.0.0.1' }, (info: AddressInfo) =>
-      resolve({ url: `http://127.0.0.1:${info.port}`, port: info.port, close: () => server.close() }),
-    );
-  });
-}
+import { MESSAGES } from '../src/index.ts';
+import { type Running, start } from './start.ts';
 
 const ethereum = privateKeyToAccount(generatePrivateKey());
 const solana = solanaKeypair();

@@ -1,28 +1,8 @@
-/**
- * Application B accepts Sign in with Bitcoin on the same /auth/verify (BITCOIN_NETWORKS), over
- * real HTTP: the same steps in the same order as an Ethereum message, the same messages and
- * statuses, every address type (BIP-322 for segwit and Taproot, BIP-137 for P2PKH), and a `user`
- * that names its namespace. Signatures come from the testkit's Bitcoin key (`@signet/siwb`'s test
- * signer, @scure/btc-signer's own signing).
- */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { BITCOIN_CHAIN_REFERENCES, type CreateSiwbMessageParameters, createSiwbMessage } from '@signet/siwb';
-import { type BitcoinAddressKind, bitcoinKey, freePort } from '@signet/testkit';
+import { type BitcoinAddressKind, bitcoinKey } from '@signet/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJsonApi, loadJsonApiConfig, MESSAGES } from '../src/index.ts';
-
-type Running = { url: string; port: number; close(): void };
-
-async function start(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const api = buildJsonApi(loadJsonApiConfig({ NODE_ENV: 'test', PORT: String(port), ...env }));
-  return new Promise((resolve) => {
-    const server = serve({ fetch: api.app.fetch, port, hostname: '127.0.0.1' }, (info: AddressInfo) =>
-      resolve({ url: `http://127.0.0.1:${info.port}`, port: info.port, close: () => server.close() }),
-    );
-  });
-}
+import { loadJsonApiConfig, MESSAGES } from '../src/index.ts';
+import { type Running, start } from './start.ts';
 
 const key = bitcoinKey();
 const MAINNET = BITCOIN_CHAIN_REFERENCES.mainnet;

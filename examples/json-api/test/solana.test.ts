@@ -1,27 +1,9 @@
-/**
- * Application B accepts Sign In With Solana on the same /auth/verify (SOLANA_NETWORKS), over
- * real HTTP: the same steps in the same order as an Ethereum message, the same messages and
- * statuses, and a `user` that names its namespace.
- */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { base58 } from '@scure/base';
 import { type CreateSiwsMessageParameters, createSiwsMessage } from '@signet/siws';
-import { freePort, solanaKeypair } from '@signet/testkit';
+import { solanaKeypair } from '@signet/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJsonApi, loadJsonApiConfig, MESSAGES } from '../src/index.ts';
-
-type Running = { url: string; port: number; close(): void };
-
-async function start(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const api = buildJsonApi(loadJsonApiConfig({ NODE_ENV: 'test', PORT: String(port), ...env }));
-  return new Promise((resolve) => {
-    const server = serve({ fetch: api.app.fetch, port, hostname: '127.0.0.1' }, (info: AddressInfo) =>
-      resolve({ url: `http://127.0.0.1:${info.port}`, port: info.port, close: () => server.close() }),
-    );
-  });
-}
+import { loadJsonApiConfig, MESSAGES } from '../src/index.ts';
+import { type Running, start } from './start.ts';
 
 const keypair = solanaKeypair();
 

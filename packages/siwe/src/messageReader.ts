@@ -43,6 +43,18 @@ export class MessageReader<T extends string, F extends string> {
     return line.slice(label.length);
   }
 
+  /** The empty line that follows a statement (statements are one line); then the line after it. */
+  endOfStatement(field: F): void {
+    if (this.line !== '') {
+      throw this.fail(
+        'UNABLE_TO_PARSE',
+        `expected an empty line after the statement, found ${show(this.line)} (statements are one line)`,
+        field,
+      );
+    }
+    this.index += 1;
+  }
+
   /**
    * The `Resources:` block when the line being read opens it: every line after it is `- <URI>`,
    * each value checked by `check` (given its 1-based line). Undefined when there is none.

@@ -87,14 +87,7 @@ function readStatement<T extends string>(ns: Caip122Namespace<T>, r: Reader, mes
   message.statement = check(ns, r, 'statement', third);
   r.index = 4;
   if (r.done && optional) return false;
-  if (r.line !== '') {
-    throw r.fail(
-      'UNABLE_TO_PARSE',
-      `expected an empty line after the statement, found ${show(r.line)} (statements are one line)`,
-      'statement',
-    );
-  }
-  r.index = 5;
+  r.endOfStatement('statement');
   if (r.done && optional) throw endsEarly();
   if (optional && !isFieldLine(r.line as string)) {
     throw r.fail(

@@ -82,14 +82,7 @@ function readStatement(r: Reader): string | undefined {
   }
   const statement = validate(r, 'statement', candidate);
   r.index = 4;
-  if (r.line !== '') {
-    throw r.fail(
-      'UNABLE_TO_PARSE',
-      `expected an empty line after the statement, found ${show(r.line)} (statements are one line)`,
-      'statement',
-    );
-  }
-  r.index = 5;
+  r.endOfStatement('statement');
   return statement;
 }
 

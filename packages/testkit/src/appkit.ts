@@ -40,7 +40,9 @@ type AppKitNetwork = (typeof APPKIT_NETWORKS)[keyof typeof APPKIT_NETWORKS];
 
 /** Hands the networks to AppKit's `ChainController`, as `createAppKit({ networks })` does (once is enough). */
 export function useAppKitNetworks(networks: readonly AppKitNetwork[] = Object.values(APPKIT_NETWORKS)) {
-  ChainController.initialize([], networks as unknown as Parameters<typeof ChainController.initialize>[1], {});
+  type Initialize = Parameters<typeof ChainController.initialize>;
+  // No adapters and no clients: only the networks, which the messenger reads for their names.
+  ChainController.initialize([], networks as unknown as Initialize[1], {} as Initialize[2]);
 }
 
 export type AppKitMessageOptions = {
@@ -60,10 +62,25 @@ export type AppKitMessageOptions = {
   expirationTime?: string;
 };
 
+type MessengerParameters = ConstructorParameters<typeof InformalMessenger>[0];
+
+/** An app's messenger that writes the expiry its backend gave: AppKit's documented override. */
+class GivenExpiryMessenger extends InformalMessenger {
+  constructor(
+    parameters: MessengerParameters,
+    private readonly expirationTime: string,
+  ) {
+    super(parameters);
+  }
+  protected override getExpirationTime(): string {
+    return this.expirationTime;
+  }
+}
+
 /** The text an app using AppKit has its user sign. */
 export async function appKitMessage(options: AppKitMessageOptions): Promise<string> {
   const { fields } = options;
-  const messenger = new InformalMessenger({
+  const parameters: MessengerParameters = {
     domain: fields.domain,
     uri: fields.uri,
     statement: fields.statement,
@@ -71,14 +88,14 @@ export async function appKitMessage(options: AppKitMessageOptions): Promise<stri
     getNonce: async () => fields.nonce,
     clearChainIdNamespace: options.clearChainIdNamespace,
     expiration: options.expiration,
-  });
-  if (options.expirationTime !== undefined) {
-    const expirationTime = options.expirationTime;
-    messenger.getExpirationTime = () => expirationTime;
-  }
+  };
+  const messenger =
+    options.expirationTime === undefined
+      ? new InformalMessenger(parameters)
+      : new GivenExpiryMessenger(parameters, options.expirationTime);
   const message = await messenger.createMessage({
     accountAddress: options.address,
-    chainId: options.chainId as `${string}:${string}`,
+    chainId: options.chainId as Parameters<InformalMessenger['createMessage']>[0]['chainId'],
   });
   return message.toString();
 }
