@@ -30,7 +30,7 @@ export const ERROR_STATUS = {
   ACCESS_CONDITION_NOT_MET: 403,
   /** The message is for a kind of account (Ethereum, Solana) this provider does not offer or this client does not allow. */
   NAMESPACE_NOT_ALLOWED: 400,
-  /** A Solana wallet signed another message than the one this sign-in gave it (a field changed, added or left out), or a Bitcoin message is not the one the details give. */
+  /** A Solana wallet signed another message than the one this sign-in gave it (a field changed, added or left out), a Bitcoin message is not the one the details give, or any message expires after the sign-in does. */
   MESSAGE_MISMATCH: 400,
   // Sign in with Bitcoin's own refusals (the SIWB library's types, listed here so docs/wallets.md lists them too):
   /** The Bitcoin address is of a type that cannot sign in (P2WSH, another witness version, a P2SH that is not P2SH-P2WPKH). */
