@@ -75,7 +75,7 @@ module.exports = {
       severity: 'error',
       comment: 'testkit and testchain are for tests: no shipped source imports them.',
       from: {
-        path: '^(apps|examples|packages/(siwe|siws|siwb|settings|ratelimit|hono-kit))/[^/]+/src/',
+        path: '^(apps|examples|packages/(siwe|siws|siwb|settings|ratelimit|hono-kit|resource-server))/[^/]+/src/',
         pathNot: '\\.test\\.ts$|/testkit|signers[.]testkit',
       },
       to: { path: '^packages/(testkit|testchain)/' },
