@@ -10,6 +10,7 @@ import { renderEnvExample, renderSettingsTables, replaceGenerated, type SettingE
 import { settingsReference as clientSettings } from '../apps/client/src/config.ts';
 import { settingsReference as providerSettings } from '../apps/provider/src/config.ts';
 import { settingsReference as jsonApiSettings } from '../examples/json-api/src/config.ts';
+import { settingsReference as mcpServerSettings } from '../examples/mcp-server/src/config.ts';
 import { settingsReference as sessionAppSettings } from '../examples/session-app/src/config.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -25,6 +26,7 @@ export function settingsPages(): Map<string, string> {
     ['client-settings', clientSettings()],
     ['session-app-settings', sessionAppSettings()],
     ['json-api-settings', jsonApiSettings()],
+    ['mcp-server-settings', mcpServerSettings()],
   ];
   const rendered = new Map(tables.map(([id, entries]) => [id, renderSettingsTables(entries, 3)]));
   const pages = new Map<string, string>();
@@ -40,6 +42,7 @@ export function settingsPages(): Map<string, string> {
   fill('apps/client/README.md', ['client-settings']);
   fill('examples/session-app/README.md', ['session-app-settings']);
   fill('examples/json-api/README.md', ['json-api-settings']);
+  fill('examples/mcp-server/README.md', ['mcp-server-settings']);
   pages.set('.env.example', renderEnvExample(providerSettings(), ENV_HEADER));
   return pages;
 }
