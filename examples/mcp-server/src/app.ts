@@ -6,7 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { createResourceServer, type ResourceServer } from '@signet/resource-server';
+import { createResourceServer, type ResourceServer, type ResourceServerOptions } from '@signet/resource-server';
 import { metadataHandler, type ResourceServerEnv, requireBearer } from '@signet/resource-server/hono';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
@@ -23,12 +23,14 @@ export type McpServerOptions = {
   resourceServer?: ResourceServer;
 };
 
-export function createResourceServerFor(config: McpServerConfig): ResourceServer {
+/** The resource server application C uses; `options` adds to it (tests: a clock of their own). */
+export function createResourceServerFor(config: McpServerConfig, options: Partial<ResourceServerOptions> = {}): ResourceServer {
   return createResourceServer({
     issuer: config.issuer,
     resource: config.publicUrl,
     scopesSupported: [...SCOPES_SUPPORTED],
     resourceName: 'Signet example MCP server (application C)',
+    ...options,
   });
 }
 
