@@ -64,6 +64,13 @@ module.exports = {
       to: { path: '^(apps|examples|bench|e2e)/' },
     },
     {
+      name: 'resource-server-stands-alone',
+      severity: 'error',
+      comment: '@signet/resource-server is published on its own: it imports no other workspace (jose and Node only).',
+      from: { path: '^packages/resource-server/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^(apps|examples|bench|e2e|packages/(?!resource-server/))' },
+    },
+    {
       name: 'apps-independent',
       severity: 'error',
       comment: 'The reference client and the examples never reach into the provider (they are its relying parties and peers).',
