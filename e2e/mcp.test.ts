@@ -140,6 +140,19 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
   // public one on hosted too); no ENS name: this provider reads no chain.
   const expectedIdentity = () => ({ sub: `eip155:1:${account.address}`, wallet: `eip155:1:${account.address}`, ens_name: null });
 
+  it("Signet's discovery says what an MCP client checks before it proceeds: PKCE S256, iss in responses, metadata documents", async () => {
+    const discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
+    expect(discovery).toMatchObject({
+      issuer,
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
+    });
+    expect(discovery.token_endpoint_auth_methods_supported).toContain('none');
+    const metadata = await (await fetch(`${new URL(resource).origin}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(metadata).toMatchObject({ resource, authorization_servers: [issuer] });
+  });
+
   it('identified by its Client ID Metadata Document (https): the wallet page names the document host, whoami answers', async () => {
     const clientId = documents.url(`/${profile}/mcp-client.json`);
     const client = new BrowserOAuthClient({
