@@ -4,7 +4,8 @@
  * to application C, reads the 401's challenge and the RFC 9728 document, discovers Signet,
  * identifies itself by a Client ID Metadata Document (served over https on loopback with a
  * throw-away certificate the provider process trusts) or, second case, by dynamic registration,
- * sends the person through the wallet page in Chromium with a test wallet, and calls `whoami`.
+ * sends the person through the wallet page in Chromium with a test wallet, and calls `whoami`
+ * (the sub, the wallet and the ENS name the wallet has on a real local chain).
  * The provider runs as its own process (it must trust the certificate from its start); application
  * C runs in this process, over real HTTP. Then the refusals, with real tokens of the same provider:
  * one minted for another resource, one for Signet's own userinfo, a tampered one, an expired one.
@@ -18,6 +19,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildMcpServer, createResourceServerFor, loadMcpServerConfig } from '@signet/mcp-server';
+import { startTestchain, type Testchain } from '@signet/testchain';
 import {
   type DocumentServer,
   pkceAuthorization,
@@ -40,19 +42,27 @@ let tls: { key: string; cert: string; certFile: string };
 let browser: Browser;
 let documents: DocumentServer;
 let redirect: { url: string; server: Server };
+let chain: Testchain;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'signet-mcp-'));
   tls = selfSignedCertificate(dir);
-  [browser, documents, redirect] = await Promise.all([launchChromium(), startDocumentServer(tls), startRedirectListener()]);
-});
+  [browser, documents, redirect, chain] = await Promise.all([
+    launchChromium(),
+    startDocumentServer(tls),
+    startRedirectListener(),
+    // A real local chain with ENS, so the person has a name for whoami to answer.
+    startTestchain({ chainId: 1 }),
+  ]);
+}, 120_000);
 
 afterAll(async () => {
   for (const context of contexts) await context.close();
   await browser?.close();
   await documents?.close();
   redirect?.server.close();
+  await chain?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -66,6 +76,8 @@ async function startProvider(profile: 'self-hosted' | 'hosted', resource: string
       STORAGE_URL: 'memory:',
       NODE_EXTRA_CA_CERTS: tls.certFile,
       ALLOW_PRIVATE_FETCH: 'true',
+      ETH_RPC_URL: chain.url,
+      ENS_TIMEOUT_MS: '5000',
       RATE_LIMIT_AUTHORIZATION: '0',
       RATE_LIMIT_INTERACTION: '0',
       RATE_LIMIT_REGISTRATION: '0',
@@ -86,6 +98,7 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
   let clockOffsetMs = 0;
   const account = privateKeyToAccount(generatePrivateKey());
   const wallet: WalletBehaviour = { account, chainId: 1 };
+  const ensName = `mcp-${profile}.eth`;
 
   async function page() {
     const context = await contextWithWallet(browser, () => wallet);
@@ -96,6 +109,7 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
   beforeAll(async () => {
     const port = await freePort();
     resource = `http://127.0.0.1:${port}/mcp`;
+    await chain.setEnsName(account.address, ensName);
     provider = await startProvider(profile, resource);
     issuer = (await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json()).issuer;
     const config = loadMcpServerConfig({ ISSUER: issuer, PUBLIC_URL: resource, PORT: String(port) });
@@ -137,8 +151,12 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
   }
 
   // A wallet sign-in's subject on both profiles (a client that asks for no pairwise subject gets a
-  // public one on hosted too); no ENS name: this provider reads no chain.
-  const expectedIdentity = () => ({ sub: `eip155:1:${account.address}`, wallet: `eip155:1:${account.address}`, ens_name: null });
+  // public one on hosted too), and the wallet's ENS name from the token's preferred_username.
+  const expectedIdentity = () => ({
+    sub: `eip155:1:${account.address}`,
+    wallet: `eip155:1:${account.address}`,
+    ens_name: ensName,
+  });
 
   it("Signet's discovery says what an MCP client checks before it proceeds: PKCE S256, iss in responses, metadata documents", async () => {
     const discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
