@@ -16,7 +16,7 @@ function sizeReport(): Plugin {
         const sizes = pageScriptSizes(resolve(import.meta.dirname, 'web', 'dist'), entry);
         console.log(
           `${page}: ${kb(sizes.initial.gzipBytes)} gzipped JavaScript with the page (budget ${kb(PAGE_SCRIPT_BUDGET_GZIP)}), ` +
-            `${kb(sizes.onDemand.gzipBytes)} on demand (WalletConnect, Solana and Bitcoin signing)`,
+            `${kb(sizes.onDemand.gzipBytes)} on demand (WalletConnect, Solana and Bitcoin signing, passkeys)`,
         );
         if (sizes.initial.gzipBytes > PAGE_SCRIPT_BUDGET_GZIP) {
           throw new Error(

@@ -47,6 +47,7 @@ import {
   providerJwks,
 } from './oidc/keys.ts';
 import { createProvider } from './oidc/provider.ts';
+import { passkeyRoutes } from './passkeys/routes.ts';
 import { createAccessGate } from './onchain/access.ts';
 import { createEnsResolver } from './onchain/names/index.ts';
 import { logoutRedirects } from './redirects/logout.ts';
@@ -280,6 +281,7 @@ function mount(provider: Provider, services: Services) {
   operationsRoutes(router, services);
   interactionRoutes(router, services);
   accountRoutes(router, services);
+  passkeyRoutes(router, services);
   const stylesheets = services.assets.stylesheets;
   const pageHeaders = (ctx: Context) => security.pageHeaders(ctx);
   deviceRoutes(router, { config, stylesheets, findClient, pageHeaders });

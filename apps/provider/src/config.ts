@@ -373,6 +373,12 @@ const schema = {
     description:
       'the most wallets one Signet account may hold ([accounts](wallets.md#accounts-one-person-many-wallets)): a link beyond it is refused with 409 `TOO_MANY_WALLETS`',
   }),
+  ACCOUNT_MAX_PASSKEYS: setting(int(0, 100, 10), {
+    group: CLIENTS,
+    default: '`10`',
+    description:
+      'the most passkeys one Signet account may hold ([passkeys](wallets.md#passkeys-sign-in-when-the-wallet-is-not-at-hand)): one more is refused with 409 `TOO_MANY_PASSKEYS`; `0` turns passkeys off (they are off anyway when the issuer\'s host is an IP address: WebAuthn needs a domain name)',
+  }),
   CLIENT_UNUSED_EXPIRY_DAYS: setting(int(0, 3650, 0), {
     group: CLIENTS,
     default: '`0` (off)',
@@ -709,6 +715,8 @@ export type Config = {
   clientUnusedExpiryDays: number;
   /** ACCOUNT_MAX_WALLETS: the most wallets one account may hold. */
   accountMaxWallets: number;
+  /** ACCOUNT_MAX_PASSKEYS: the most passkeys one account may hold (0: passkeys off). */
+  accountMaxPasskeys: number;
 };
 
 function readClientsFile(path: string): Record<string, unknown>[] {
@@ -836,5 +844,6 @@ export function loadConfig(env: Env = process.env): Config {
     logoStorageLimit: s.LOGO_STORAGE_LIMIT,
     clientUnusedExpiryDays: s.CLIENT_UNUSED_EXPIRY_DAYS,
     accountMaxWallets: s.ACCOUNT_MAX_WALLETS,
+    accountMaxPasskeys: s.ACCOUNT_MAX_PASSKEYS,
   };
 }

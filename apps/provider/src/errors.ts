@@ -65,6 +65,24 @@ export const ERROR_STATUS = {
   LAST_WALLET: 409,
   /** A client known by its metadata document (an https URL as client_id) whose document can no longer be fetched, or is no longer valid. */
   CLIENT_DOCUMENT_UNAVAILABLE: 502,
+  /** Passkeys: off on this provider (ACCOUNT_MAX_PASSKEYS=0, or an issuer whose host is an IP address: WebAuthn needs a domain name). */
+  PASSKEYS_UNAVAILABLE: 404,
+  /** `/interaction/<uid>/passkey`: this client takes no passkey sign-in (it does not know people by their account, or it is gated or limited to kinds of wallet and did not opt in with `passkey_sign_in`). */
+  PASSKEY_NOT_ALLOWED: 403,
+  /** `/interaction/<uid>/passkey`: no passkey with this credential id belongs to a Signet account here (the page tells the browser, which may forget it). */
+  PASSKEY_NOT_FOUND: 401,
+  /** Passkeys: the answer's challenge was not issued for this sign-in (another interaction, another browser or account), has expired, or was already used. */
+  PASSKEY_CHALLENGE_MISMATCH: 400,
+  /** Passkeys: the authenticator's answer does not verify (signature, origin, relying party id, user presence, format). */
+  PASSKEY_VERIFICATION_FAILED: 400,
+  /** `/interaction/<uid>/passkey`: the signature counter did not go up since the last use: the passkey may have been copied. Refused; it stays on the account until its owner removes it. */
+  PASSKEY_COUNTER_REGRESSED: 401,
+  /** `/account/passkeys`: the account holds the most passkeys it may (ACCOUNT_MAX_PASSKEYS). */
+  TOO_MANY_PASSKEYS: 409,
+  /** `/account/passkeys`: this credential is already registered (to this or another account). */
+  PASSKEY_ALREADY_REGISTERED: 409,
+  /** `/account/passkeys/<id>`: no such passkey in this account. */
+  NO_SUCH_PASSKEY: 404,
   /** Storage (SQLite file or Redis) could not be reached. */
   STORAGE_UNAVAILABLE: 503,
 } as const;

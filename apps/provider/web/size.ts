@@ -1,6 +1,6 @@
 /**
  * The wallet page's JavaScript size, from Vite's manifest: what loads with the page (the entry
- * and its static imports), and what loads only on demand (dynamic imports: WalletConnect, Solana and
+ * and its static imports), and what loads only on demand (dynamic imports: WalletConnect, passkeys, Solana and
  * Bitcoin signing).
  * The build reports it and fails over the budget; `npm run bench` records it.
  */
@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 
 /**
  * The budget for everything the page loads before any optional chunk: the Ethereum sign-in and
- * Solana and Bitcoin wallet discovery; Solana and Bitcoin signing and WalletConnect load on demand.
+ * Solana and Bitcoin wallet discovery; Solana and Bitcoin signing, passkeys and WalletConnect load on demand.
  */
 export const PAGE_SCRIPT_BUDGET_GZIP = 12 * 1024;
 

@@ -23,6 +23,7 @@ export { type DocumentAnswer, type DocumentServer, startDocumentServer } from '.
 export { anyText, contentType, mutated, printable } from './fuzz.ts';
 export { insecure, pkceAuthorization, registerPublicClient, TEST_REDIRECT_URI } from './oidc.ts';
 export { freePort, listeningAddresses, waitForListener } from './ports.ts';
+export { type AuthenticatorOptions, type SoftCredential, SoftAuthenticator } from './passkey.ts';
 export { startTestProvider, type TestProvider } from './provider.ts';
 export {
   type SolanaKeypair,

@@ -3,12 +3,14 @@
  * no inline script or style): the linked wallets (address, kind, ENS name, when linked, last
  * used), and the actions, which the page's script (web/src/account.ts) carries out with the
  * person's wallets: sign in, add a wallet, confirm it is you, make a wallet primary, remove one,
- * delete the account.
+ * delete the account; and the account's passkeys (passkeys/account-section.ts).
  */
 import type { Account, WalletProfile } from '../accounts/accounts.ts';
+import type { Passkey } from '../accounts/passkeys.ts';
 import type { Config } from '../config.ts';
 import { type Html, html, layout, raw } from '../http/html.ts';
 import type { WebAssets } from '../http/static.ts';
+import { passkeySection, passkeyState } from '../passkeys/account-section.ts';
 import { offeredNamespaces } from '../signin/namespaces.ts';
 import { walletAddressOf, walletKindOf } from '../wallets/ids.ts';
 import { FRESH_PROOF_MS } from './session.ts';
@@ -16,6 +18,7 @@ import { FRESH_PROOF_MS } from './session.ts';
 export type AccountPageState = {
   account?: Account;
   profiles: (WalletProfile | undefined)[];
+  passkeys: Passkey[];
   proofs: Record<string, number>;
 };
 
@@ -67,6 +70,7 @@ export function renderAccountPage(services: { config: Config; assets: WebAssets 
     primary: account?.primary,
     namespaces: offeredNamespaces(config),
     wallets: account?.wallets.map((wallet) => wallet.id) ?? [],
+    passkeys: account ? passkeyState(config, account, state.passkeys) : undefined,
     // What wallet discovery needs (the page finds wallets before any message is issued).
     discovery: {
       chainIds: config.chainIds,
@@ -91,6 +95,7 @@ export function renderAccountPage(services: { config: Config; assets: WebAssets 
     <p class="muted small">The new wallet signs a message to prove it is yours; a wallet of this account must have signed in the last 10 minutes.</p>
     <div id="wallets" class="wallets" role="group" aria-label="Wallets in this browser"><noscript><p>Adding a wallet needs JavaScript and a browser wallet.</p></noscript></div>
   </section>
+  ${passkeySection(config, state.passkeys)}
   <section aria-labelledby="danger-title">
     <h2 id="danger-title">Delete the account</h2>
     <p class="muted small">Ends every sign-in made with its wallets. Needs a signature by the primary wallet from the last 10 minutes.</p>

@@ -1,7 +1,8 @@
 /**
  * The person's own account (docs/wallets.md, "Accounts: one person, many wallets"):
  *
- *   GET    /account                 the page (HTML), or { wallets: [{ id, primary, linked_at }] } (JSON; 401 without a sign-in)
+ *   GET    /account                 the page (HTML), or { wallets: [{ id, primary, linked_at }], passkeys: [{ id, name,
+ *                                    created_at, last_used_at }] } (JSON; 401 without a sign-in)
  *   GET    /account/reauth          what a wallet signs to prove it is the person (JSON details)
  *   POST   /account/reauth          { message, signature } → 200 { account, wallet }: a fresh proof (and a sign-in to this page)
  *   GET    /account/link            what a new wallet signs to be linked (JSON details)
@@ -11,6 +12,8 @@
  *   DELETE /account                 → 204
  *   POST   /account/signout         → 204: this browser's account session ends
  *
+ * and the passkeys' routes (passkeys/account-routes.ts: /account/passkeys…).
+ *
  * Every change comes from the provider's own origin (http/same-origin.ts), counts in the
  * interaction rate limit, and needs a fresh proof (account-page/session.ts). A posted signature is
  * verified before anything else is answered, so nobody learns which wallets are linked without
@@ -18,7 +21,6 @@
  * (relying-party/wallet-revocation.ts).
  */
 import type Router from '@koa/router';
-import parseBody from 'co-body';
 import type { Context } from 'koa';
 import {
   type Account,
@@ -30,14 +32,17 @@ import {
   removeWallet,
   setPrimary,
 } from '../accounts/accounts.ts';
-import { HttpError, sendError, toHttpError } from '../errors.ts';
-import { bodyIs, prefersJson } from '../http/negotiation.ts';
-import { requireSameOrigin } from '../http/same-origin.ts';
+import { HttpError, sendError } from '../errors.ts';
+import { readJsonOrForm } from '../http/body.ts';
+import { prefersJson } from '../http/negotiation.ts';
 import { requestFields } from '../observability/audit.ts';
-import { endWalletSignIns } from '../relying-party/wallet-revocation.ts';
+import { endAccountSignIns, endWalletSignIns } from '../relying-party/wallet-revocation.ts';
 import type { Services } from '../services.ts';
 import { readSignedMessage } from '../signin/body.ts';
 import { verifySigner } from '../signin/verify.ts';
+import { listPasskeys } from '../accounts/passkeys.ts';
+import { passkeysView } from '../passkeys/account-routes.ts';
+import { accountHandlers, httpErrorOf, revocationOf, sessionDepsOf } from './handlers.ts';
 import { issueMessage, messageDetails, spendNonce } from './messages.ts';
 import { renderAccountPage } from './page.ts';
 import {
@@ -46,15 +51,7 @@ import {
   recordProof,
   requireAccount,
   requireFreshProof,
-  type SessionDeps,
 } from './session.ts';
-
-/** What was thrown, as an HttpError; anything else is a bug and propagates (a 500). */
-function httpErrorOf(error: unknown): HttpError {
-  const known = toHttpError(error);
-  if (!known) throw error;
-  return known;
-}
 
 /** The wallets of an account as the JSON answer lists them. */
 const walletsView = (account: Account) =>
@@ -66,37 +63,10 @@ const walletsView = (account: Account) =>
 
 export function accountRoutes(router: Router, services: Services) {
   const { config, store, audit } = services;
-  const deps: SessionDeps = { store, provider: services.provider, secure: config.origin.startsWith('https:') };
-  const revocation = () => ({
-    provider: services.provider(),
-    store,
-    logger: services.logger,
-    allowPrivateFetch: config.allowPrivateFetch,
-  });
+  const deps = sessionDepsOf(services);
+  const revocation = () => revocationOf(services);
 
-  /** Runs a change: same origin, rate limit, the work; errors as `{ error, error_description }`. */
-  const change =
-    (work: (ctx: Context) => Promise<void>) =>
-    async (ctx: Context): Promise<void> => {
-      ctx.set('cache-control', 'no-store');
-      try {
-        requireSameOrigin(ctx, config.origin);
-        await services.limits.check(ctx, 'interaction');
-        await work(ctx);
-      } catch (error) {
-        sendError(ctx, httpErrorOf(error), { wire: 'code' });
-      }
-    };
-  const read =
-    (work: (ctx: Context) => Promise<void>) =>
-    async (ctx: Context): Promise<void> => {
-      ctx.set('cache-control', 'no-store');
-      try {
-        await work(ctx);
-      } catch (error) {
-        sendError(ctx, httpErrorOf(error), { wire: 'code' });
-      }
-    };
+  const { change, read } = accountHandlers(services);
 
   router.get('/account', async (ctx) => {
     ctx.set('cache-control', 'no-store');
@@ -110,17 +80,20 @@ export function accountRoutes(router: Router, services: Services) {
         });
         return;
       }
-      ctx.body = { wallets: walletsView(session.account) };
+      ctx.body = { wallets: walletsView(session.account), passkeys: passkeysView(await listPasskeys(store, session.account)) };
       return;
     }
-    const profiles = session?.account
-      ? await readProfiles(
-          store,
-          session.account.wallets.map((wallet) => wallet.id),
-        )
-      : [];
+    const [profiles, passkeys] = session?.account
+      ? await Promise.all([
+          readProfiles(
+            store,
+            session.account.wallets.map((wallet) => wallet.id),
+          ),
+          listPasskeys(store, session.account),
+        ])
+      : [[], []];
     ctx.type = 'html';
-    ctx.body = renderAccountPage(services, { account: session?.account, profiles, proofs: session?.proofs ?? {} });
+    ctx.body = renderAccountPage(services, { account: session?.account, profiles, passkeys, proofs: session?.proofs ?? {} });
     services.security.pageHeaders(ctx);
   });
 
@@ -195,8 +168,8 @@ export function accountRoutes(router: Router, services: Services) {
       if (!(await spendNonce(store, details))) throw new HttpError('INVALID_REQUEST', 'this link message was already used');
       const outcome = await linkWallet(store, session.account.id, signer.wallet, { maxWallets: config.accountMaxWallets });
       if (outcome.ended) {
-        // The wallet was the only wallet of another account: that account ends, with what it signed.
-        await endWalletSignIns(revocation(), [signer.wallet]);
+        // The wallet was the only wallet of another account: that account ends, with what it (and its passkeys) signed.
+        await endAccountSignIns(revocation(), outcome.ended);
         audit.write('account.deleted', {
           account: outcome.ended.id,
           reason: 'its only wallet moved to another account',
@@ -234,7 +207,7 @@ export function accountRoutes(router: Router, services: Services) {
     '/account/primary',
     change(async (ctx) => {
       const session = await requireAccount(ctx, deps);
-      const { id } = await readJsonOrForm(ctx, config.interactionBodyLimit);
+      const { id } = await readId(ctx, config.interactionBodyLimit);
       requireFreshProof(
         session,
         [session.account.primary],
@@ -261,7 +234,7 @@ export function accountRoutes(router: Router, services: Services) {
         'deleting the account needs a signature by your primary wallet from the last 10 minutes',
       );
       const deleted = await deleteAccount(store, session.account.id);
-      const revoked = await endWalletSignIns(revocation(), deleted?.wallets.map((wallet) => wallet.id) ?? []);
+      const revoked = await endAccountSignIns(revocation(), deleted);
       await endAccountSession(ctx, deps);
       audit.write('account.deleted', {
         account: session.account.id,
@@ -283,19 +256,8 @@ export function accountRoutes(router: Router, services: Services) {
 }
 
 /** `{ id }` from a JSON or form body. */
-async function readJsonOrForm(ctx: Context, limit: number): Promise<{ id: string }> {
-  const isJson = bodyIs(ctx, 'application/json');
-  if (!isJson && !bodyIs(ctx, 'application/x-www-form-urlencoded')) {
-    throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'send application/json or application/x-www-form-urlencoded');
-  }
-  let body: unknown;
-  try {
-    body = isJson ? await parseBody.json(ctx, { limit, strict: true }) : await parseBody.form(ctx, { limit });
-  } catch (error) {
-    if ((error as { status?: number }).status === 413)
-      throw new HttpError('PAYLOAD_TOO_LARGE', `the body is larger than ${limit} bytes`);
-    throw new HttpError('INVALID_REQUEST', `the body could not be parsed (${(error as Error).message})`);
-  }
+async function readId(ctx: Context, limit: number): Promise<{ id: string }> {
+  const { body } = await readJsonOrForm(ctx, limit);
   const id = (body as { id?: unknown } | undefined)?.id;
   if (typeof id !== 'string' || id === '' || id.length > 200)
     throw new HttpError('INVALID_REQUEST', '"id" (a wallet id) is required');

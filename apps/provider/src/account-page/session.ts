@@ -11,13 +11,15 @@
  *
  * for an hour. A record made from a provider session ends with it. A proof is fresh for 10
  * minutes: linking needs a fresh proof by any wallet of the account; removing another wallet,
- * changing the primary and deleting the account need one by the primary wallet.
+ * changing the primary and deleting the account need one by the primary wallet. A sign-in by a
+ * passkey (`passkey:<credential id>` among the proofs) opens the page but is no wallet's proof:
+ * it counts only for removing that passkey.
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { type Account, readAccount } from '../accounts/accounts.ts';
-import { readSessionLogin } from '../accounts/sessions.ts';
+import { readSessionLogin, type SessionLogin } from '../accounts/sessions.ts';
 import { HttpError } from '../errors.ts';
 import { browserSession } from '../redirects/browser-session.ts';
 import type { Store } from '../storage/index.ts';
@@ -76,12 +78,13 @@ export async function accountSession(
   const session = (await browserSession(ctx, deps.provider())) as { jti?: string; accountId?: string } | undefined;
   const login = session?.jti && session.accountId ? await readSessionLogin(store, session.jti) : undefined;
   const account = login && login.accountId === session?.accountId ? await readAccount(store, login.account) : undefined;
-  if (account && login && account.wallets.some((wallet) => wallet.id === login.wallet)) {
+  const proof = account && login ? proofOf(account, login) : undefined;
+  if (account && login && proof) {
     const made = newId();
     const record: Record_ = {
       account: account.id,
       providerSession: session?.jti,
-      proofs: { [login.wallet]: login.signedInAt },
+      proofs: { [proof]: login.signedInAt },
       createdAt: Date.now(),
     };
     await writeRecord(store, made, record);
@@ -96,6 +99,35 @@ export async function accountSession(
 }
 
 const newId = () => `as_${randomBytes(18).toString('base64url')}`;
+
+/** How a passkey's sign-in is named among the proofs (a wallet's is its id). */
+export const passkeyProof = (credentialId: string) => `passkey:${credentialId}`;
+
+/** The proof a provider session's sign-in gives, while what signed is still in the account. */
+function proofOf(account: Account, login: SessionLogin): string | undefined {
+  if (login.wallet !== undefined) return account.wallets.some((wallet) => wallet.id === login.wallet) ? login.wallet : undefined;
+  if (login.passkey !== undefined && (account.passkeys ?? []).includes(login.passkey)) return passkeyProof(login.passkey);
+  return undefined;
+}
+
+/**
+ * Throws 401 REAUTHENTICATION_REQUIRED unless a wallet of the account, or the passkey
+ * `credentialId`, proved itself for this session within the last 10 minutes.
+ */
+export function requireFreshProofOrPasskey(
+  session: AccountSession & { account: Account },
+  credentialId: string,
+  words: string,
+  now = Date.now(),
+) {
+  if (now - (session.proofs[passkeyProof(credentialId)] ?? 0) <= FRESH_PROOF_MS) return;
+  requireFreshProof(
+    session,
+    session.account.wallets.map((wallet) => wallet.id),
+    words,
+    now,
+  );
+}
 
 /** The account session's account, or 401 SIGN_IN_REQUIRED. */
 export async function requireAccount(ctx: Context, deps: SessionDeps): Promise<AccountSession & { account: Account }> {

@@ -5,6 +5,7 @@
  *   account:<accountId>   { id, createdAt, primary, wallets: [{ id, linkedAt }] }
  *   wallet:<walletId>     the account the wallet belongs to (a wallet belongs to at most one)
  *   wallet-profile:<id>   what the wallet's last sign-in learned (ENS name, avatar) and when
+ *   passkey:<credential>  a passkey of the account (accounts/passkeys.ts), listed in the account's `passkeys`
  *
  * A wallet id is what the signature proves (wallets/ids.ts): `eip155:0:<address>` for a key that
  * controls the address on every chain, `eip155:<chainId>:<address>` for code on one chain,
@@ -21,19 +22,33 @@ import type { Reference, Store } from '../storage/index.ts';
 import { withLocks } from '../storage/lock.ts';
 
 export type LinkedWallet = { id: string; linkedAt: number };
-export type Account = { id: string; createdAt: number; primary: string; wallets: LinkedWallet[] };
+export type Account = {
+  id: string;
+  createdAt: number;
+  primary: string;
+  wallets: LinkedWallet[];
+  /** The credential ids of the account's passkeys (accounts/passkeys.ts), oldest first; absent before the first. */
+  passkeys?: string[];
+  /** The WebAuthn user handle of the account's passkeys: 32 random bytes, base64url, made with the first passkey. */
+  userHandle?: string;
+};
 export type WalletProfile = { name?: string; avatar?: string; lastUsedAt?: number };
 
-const accountKey = (id: string) => `account:${id}`;
+export const accountKey = (id: string) => `account:${id}`;
 const walletKey = (id: string) => `wallet:${id}`;
 const profileKey = (id: string) => `wallet-profile:${id}`;
+/** A passkey's record, by its credential id (accounts/passkeys.ts). */
+export const passkeyKey = (credentialId: string) => `passkey:${credentialId}`;
 
 /** A store that can step outside the request's unit of work (the provider's); a bare store already is outside. */
-type AccountStore = Store & { immediate?<T>(work: () => Promise<T>): Promise<T> };
-const immediately = <T>(store: AccountStore, work: () => Promise<T>) => (store.immediate ? store.immediate(work) : work());
+export type AccountStore = Store & { immediate?<T>(work: () => Promise<T>): Promise<T> };
+export const immediately = <T>(store: AccountStore, work: () => Promise<T>) => (store.immediate ? store.immediate(work) : work());
 
 /** A new account id: 128 random bits, so never one that existed before (nothing is derived from a wallet). */
 export const newAccountId = () => `acct_${randomBytes(16).toString('base64url')}`;
+
+/** Whether an id names a Signet account (a passkey sign-in's session and tokens carry one) rather than a wallet. */
+export const isAccountId = (id: string) => id.startsWith('acct_');
 
 export async function readAccount(store: Store, accountId: string): Promise<Account | undefined> {
   const raw = await store.get(accountKey(accountId));
@@ -164,7 +179,8 @@ function linkClaimed(
       }
       if (other) {
         ended = other;
-        await store.delete(accountKey(other.id));
+        // The ended account's passkeys go with it (their sign-ins are ended by the caller).
+        await store.delete(accountKey(other.id), ...(other.passkeys ?? []).map(passkeyKey));
       }
     }
     const updated: Account = { ...account, wallets: [...account.wallets, { id: walletId, linkedAt: now }] };
@@ -220,7 +236,7 @@ export function setPrimary(store: AccountStore, accountId: string, walletId: str
   );
 }
 
-/** Deletes the account and every link of its wallets; returns what it held (undefined when it was gone). */
+/** Deletes the account, every link of its wallets and its passkeys; returns what it held (undefined when it was gone). */
 export function deleteAccount(store: AccountStore, accountId: string): Promise<Account | undefined> {
   return immediately(store, async () => {
     const before = await readAccount(store, accountId);
@@ -231,7 +247,11 @@ export function deleteAccount(store: AccountStore, accountId: string): Promise<A
       // Only the links that still name this account (a wallet cannot have moved while claimed, but be exact).
       const owners = await store.getMany(account.wallets.map((wallet) => walletKey(wallet.id)));
       const links = account.wallets.filter((_wallet, i) => owners[i] === accountId);
-      await store.delete(accountKey(accountId), ...links.flatMap((wallet) => [walletKey(wallet.id), profileKey(wallet.id)]));
+      await store.delete(
+        accountKey(accountId),
+        ...links.flatMap((wallet) => [walletKey(wallet.id), profileKey(wallet.id)]),
+        ...(account.passkeys ?? []).map(passkeyKey),
+      );
       return account;
     });
   });

@@ -2,8 +2,9 @@
  * Which Signet account and wallet a provider session was signed in with, and what each wallet's
  * sign-ins issued: what `/account` and the end of a wallet need.
  *
- *   session-login:<session id>   { account, wallet, accountId, signedInAt }, as long as the session
+ *   session-login:<session id>   { account, wallet | passkey, accountId, signedInAt }, as long as the session
  *   wallet-grants:<wallet id>    the grants the wallet's sign-ins made (a set, as long as a grant)
+ *   passkey-grants:<credential>  the grants a passkey's sign-ins made (likewise)
  *   grant-session:<grant id>     the provider session that holds the grant
  *
  * A sign-in puts who signed in on its interaction's result (`signet`); when oidc-provider saves
@@ -18,21 +19,29 @@ import { recordWalletUse, type WalletProfile } from './accounts.ts';
 export type SessionLogin = {
   /** The Signet account. */
   account: string;
-  /** The wallet id that signed (wallets/ids.ts). */
-  wallet: string;
-  /** oidc-provider's account id of the session (the signer's CAIP-10 id on the chain signed on). */
+  /** The wallet id that signed (wallets/ids.ts); absent for a passkey sign-in. */
+  wallet?: string;
+  /** The passkey's credential id, for a passkey sign-in (accounts/passkeys.ts). */
+  passkey?: string;
+  /** oidc-provider's account id of the session (the signer's CAIP-10 id on the chain signed on; the account id for a passkey). */
   accountId: string;
   signedInAt: number;
 };
 
 const loginKey = (sessionId: string) => `session-login:${sessionId}`;
 export const walletGrantsKey = (walletId: string) => `wallet-grants:${walletId}`;
+export const passkeyGrantsKey = (credentialId: string) => `passkey-grants:${credentialId}`;
 export const grantSessionKey = (grantId: string) => `grant-session:${grantId}`;
 
 /** After a sign-in's grant is saved: the wallet's grant index and what the sign-in learned of it. */
 export async function recordWalletSignIn(store: Store, walletId: string, grantId: string, profile: WalletProfile) {
   await store.addToSet(walletGrantsKey(walletId), grantId, TTL.Grant);
   await recordWalletUse(store, walletId, profile);
+}
+
+/** After a passkey sign-in's grant is saved: the passkey's grant index (what removing it ends). */
+export async function recordPasskeySignIn(store: Store, credentialId: string, grantId: string) {
+  await store.addToSet(passkeyGrantsKey(credentialId), grantId, TTL.Grant);
 }
 
 type SavedSession = {

@@ -5,6 +5,7 @@
  * the provider's own signing key).
  */
 import { type Account, accountOfWallet, deleteAccount, listAccountIds, readAccount, readProfiles } from '../accounts/accounts.ts';
+import { listPasskeys } from '../accounts/passkeys.ts';
 import type { Config } from '../config.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { Store } from '../storage/index.ts';
@@ -79,7 +80,8 @@ Every account: its id, when it was made, its primary wallet and how many wallets
     summary: 'show one account (by its id or one of its wallet ids)',
     usage: `usage: signet accounts show <account id | wallet id> [--json]
 
-An account's wallets, which one is primary, when each was linked and last used, and its ENS name.
+An account's wallets, which one is primary, when each was linked and last used, and its ENS name;
+its passkeys (id, name, synced or device-bound, when added and last used).
 A wallet id names what a signature proves: eip155:0:<address> (a plain account, every chain),
 eip155:<chain>:<address> (a contract on that chain), solana:<reference>:<address>.`,
     readOnly: true,
@@ -103,6 +105,13 @@ eip155:<chain>:<address> (a contract on that chain), solana:<reference>:<address
           ...(profiles[i]?.name ? { name: profiles[i]?.name } : {}),
           ...(profiles[i]?.lastUsedAt ? { last_used_at: iso(profiles[i]?.lastUsedAt as number) } : {}),
         })),
+        passkeys: (await listPasskeys(store, account)).map((passkey) => ({
+          id: passkey.id,
+          name: passkey.name,
+          kind: passkey.deviceType === 'multiDevice' ? 'synced' : 'device-bound',
+          created_at: iso(passkey.createdAt),
+          ...(passkey.lastUsedAt ? { last_used_at: iso(passkey.lastUsedAt) } : {}),
+        })),
       };
       print(out, values.json === true, shown, () =>
         [
@@ -122,6 +131,18 @@ eip155:<chain>:<address> (a contract on that chain), solana:<reference>:<address
             ],
             'no wallets',
           ),
+          '',
+          formatTable(
+            shown.passkeys as Record<string, unknown>[],
+            [
+              ['id', 'PASSKEY'],
+              ['name', 'NAME'],
+              ['kind', 'KIND'],
+              ['created_at', 'ADDED'],
+              ['last_used_at', 'LAST USED'],
+            ],
+            'no passkeys',
+          ),
         ].join('\n'),
       );
     },
@@ -130,7 +151,7 @@ eip155:<chain>:<address> (a contract on that chain), solana:<reference>:<address
     summary: 'delete an account and end every sign-in of its wallets',
     usage: `usage: signet accounts delete <account id | wallet id> [--json]
 
-Deletes the account and its wallet links, and ends what its wallets signed in: grants, access and
+Deletes the account, its wallet links and passkeys, and ends what they signed in: grants, access and
 refresh tokens, provider sessions; relying parties with a back-channel logout URI are sent a
 logout token. The person's wallets may sign in again later: each then makes a new account.`,
     options: { ...JSON_OPTION },
@@ -144,15 +165,15 @@ logout token. The person's wallets may sign in again later: each then makes a ne
       const account = await find(store, positionals[0] as string);
       if (!account) throw new UsageError(`no account for ${positionals[0]}`);
       const deleted = await deleteAccount(store, account.id);
-      const { endWalletSignIns } = await import('../relying-party/wallet-revocation.ts');
-      const revoked = await endWalletSignIns(
+      const { endAccountSignIns } = await import('../relying-party/wallet-revocation.ts');
+      const revoked = await endAccountSignIns(
         {
           provider: await providerFor(config, store),
           store,
           logger: createLogger('warn'),
           allowPrivateFetch: config.allowPrivateFetch,
         },
-        deleted?.wallets.map((wallet) => wallet.id) ?? [],
+        deleted,
       );
       audit.write('account.deleted', {
         account: account.id,

@@ -87,6 +87,10 @@ export const clientCommands: Record<string, Command> = {
   --account-namespaces <list>       the kinds of account that may sign in, a comma list of
                                     eip155, solana, bip122 (Bitcoin) (docs/relying-parties.md,
                                     "Register a client")
+  --passkey-sign-in <on|off>        with --account-subject: whether a passkey of the person's
+                                    account may sign in (default: on, off for a client with
+                                    access conditions or account namespaces; docs/relying-parties.md,
+                                    "Passkey sign-ins")
   --json                            print JSON
 
 The client secret is printed once and never again: store it now.`,
@@ -104,6 +108,7 @@ The client secret is printed once and never again: store it now.`,
       'subject-chain': { type: 'string' },
       'account-namespaces': { type: 'string' },
       'account-subject': { type: 'boolean', default: false },
+      'passkey-sign-in': { type: 'string' },
       device: { type: 'boolean', default: false },
       ...JSON_OPTION,
     },
@@ -123,6 +128,8 @@ The client secret is printed once and never again: store it now.`,
           throw new UsageError(`--access-conditions is not JSON (${(error as Error).message})`, usageOf('clients add'));
         }
       }
+      if (values['passkey-sign-in'] !== undefined && !['on', 'off'].includes(values['passkey-sign-in'] as string))
+        throw new UsageError('--passkey-sign-in takes on or off', usageOf('clients add'));
     },
     async run({ config, store, audit, values, out }) {
       if (!store) throw new Error('no storage');
@@ -146,6 +153,7 @@ The client secret is printed once and never again: store it now.`,
           synthetic_email_domain: values['synthetic-email-domain'],
           subject_chain: values['subject-chain'],
           account_subject: values['account-subject'] === true ? true : undefined,
+          passkey_sign_in: values['passkey-sign-in'] === undefined ? undefined : values['passkey-sign-in'] === 'on',
           account_namespaces:
             values['account-namespaces'] === undefined
               ? undefined

@@ -67,6 +67,7 @@ export type ClientFields = {
   synthetic_email_domain?: unknown;
   account_namespaces?: unknown;
   account_subject?: unknown;
+  passkey_sign_in?: unknown;
 };
 
 /**
@@ -87,5 +88,6 @@ export function clientFields(client: object): ClientFields {
     synthetic_email_domain: c.synthetic_email_domain,
     account_namespaces: c.account_namespaces,
     account_subject: c.account_subject,
+    passkey_sign_in: c.passkey_sign_in,
   };
 }

@@ -26,7 +26,9 @@ export type AuditEvent =
   | 'account.wallet_linked'
   | 'account.wallet_removed'
   | 'account.primary_changed'
-  | 'account.deleted';
+  | 'account.deleted'
+  | 'account.passkey_added'
+  | 'account.passkey_removed';
 
 /** Who changed a client or a key: open registration, REGISTRATION_TOKEN, the client's registration access token, or the CLI. */
 export type AuditActor = 'open_registration' | 'registration_token' | 'registration_access_token' | 'cli';

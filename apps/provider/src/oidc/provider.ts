@@ -29,6 +29,7 @@ import type { RefreshGrace } from '../refresh/grace.ts';
 import { accountClaimsOf, accountSubject, accountSubjectProblem } from '../relying-party/account-subject.ts';
 import { backchannelLogoutUriProblem, logLogoutTokens } from '../relying-party/backchannel.ts';
 import { claimsOf } from '../relying-party/claims.ts';
+import { gateSubject, passkeySignInProblem } from '../relying-party/passkey-sign-in.ts';
 import { emailSourcesOf, validateEmailMetadata } from '../relying-party/email.ts';
 import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
 import { clientSubjects, grantIdOf, type SubjectOf, subjectChainProblem, subjectFor } from '../relying-party/subject.ts';
@@ -37,7 +38,6 @@ import { resourceIndicatorsFeature } from '../resources/feature.ts';
 import { jwtAccessTokenClaims, storeJwtAccessTokens } from '../resources/jwt-access-tokens.ts';
 import { accountNamespacesProblem, offeredNamespaces } from '../signin/namespaces.ts';
 import { createOidcAdapter, type Store } from '../storage/index.ts';
-import { parseAccountId } from '../wallets/ethereum.ts';
 import { cookieSigner } from './cookie-signing.ts';
 import { atomicReplayDetection } from './replay-detection.ts';
 
@@ -133,12 +133,13 @@ function signInPolicy(access: AccessGate | undefined, store: Store, subjectOf: S
       const { oidc } = ctx;
       const accountId = oidc.session?.accountId;
       if (!accountId || !oidc.client || (oidc.result as { login?: unknown } | undefined)?.login) return Check.NO_NEED_TO_PROMPT;
-      // Not an Ethereum account (Solana): an ungated client lets it through; the gate refuses it for a gated one.
-      const holder = parseAccountId(accountId)?.address;
       try {
         // How the session's account signed in (its sign-in record for this client, if any).
         const record = await loadSignIn(store, oidc.session?.grantIdFor(oidc.client.clientId));
-        await access.enforce(oidc.client, accountId, holder, record?.accountId === accountId ? record.method : undefined);
+        // Not an Ethereum account (Solana): an ungated client lets it through; the gate refuses it
+        // for a gated one. A passkey's session: the account's primary wallet (relying-party/passkey-sign-in.ts).
+        const gate = await gateSubject(store, accountId, record?.accountId === accountId ? record.method : undefined);
+        await access.enforce(oidc.client, gate.accountId, gate.holder, gate.method);
         return Check.NO_NEED_TO_PROMPT;
       } catch {
         // Not met, or the chain could not be asked: ask for a signature; the sign-in then
@@ -195,7 +196,8 @@ export function createProvider({
     scopes: profile.scopes,
     claims: {
       // `wallet` and `wallets` reach only account_subject clients (relying-party/account-subject.ts).
-      openid: ['sub', 'wallet'],
+      // `amr` (RFC 8176): how the person signed in, where Signet knows it (a passkey: `pop` and more; passkeys/amr.ts).
+      openid: ['sub', 'wallet', 'amr'],
       profile: ['preferred_username', 'picture'],
       wallets: ['wallets'],
       siwe: ['siwe_message', 'siwe_signature'],
@@ -354,6 +356,7 @@ export function createProvider({
       // subject_chain, ens_email, synthetic_email_domain: relying-party/subject.ts and email.ts.
       // account_subject: relying-party/account-subject.ts.
       // account_namespaces: the kinds of account that may sign in to it (interaction/namespaces.ts).
+      // passkey_sign_in: whether an account client takes a passkey sign-in (relying-party/passkey-sign-in.ts).
       properties: [
         'software_id',
         'software_version',
@@ -363,6 +366,7 @@ export function createProvider({
         'ens_email',
         'synthetic_email_domain',
         'account_namespaces',
+        'passkey_sign_in',
       ],
       validator(ctx, key, value, metadata) {
         if (key === 'account_namespaces') {
@@ -381,6 +385,11 @@ export function createProvider({
         }
         if (key === 'account_subject') {
           const problem = accountSubjectProblem(value);
+          if (problem) throw new errors.InvalidClientMetadata(problem);
+          return;
+        }
+        if (key === 'passkey_sign_in') {
+          const problem = passkeySignInProblem(value, metadata as { account_subject?: unknown });
           if (problem) throw new errors.InvalidClientMetadata(problem);
           return;
         }
@@ -419,10 +428,11 @@ export function createProvider({
       // have changed since, so a gated client's conditions are checked again, before
       // oidc-provider rotates or spends anything. Not met: the grant and its tokens go.
       if (access && ctx.oidc.route === 'token' && ctx.oidc.params?.grant_type === 'refresh_token' && ctx.oidc.client) {
-        // Not an Ethereum account (Solana): an ungated client refreshes; the gate refuses it for a gated one.
-        const holder = parseAccountId(accountId)?.address;
+        // Not an Ethereum account (Solana): an ungated client refreshes; the gate refuses it for a
+        // gated one. A passkey's grant: the account's primary wallet (relying-party/passkey-sign-in.ts).
         try {
-          await access.enforce(ctx.oidc.client, accountId, holder, (await loadSignIn(store, grantId))?.method);
+          const gate = await gateSubject(store, accountId, (await loadSignIn(store, grantId))?.method);
+          await access.enforce(ctx.oidc.client, gate.accountId, gate.holder, gate.method);
         } catch (error) {
           if (error instanceof AccessRpcError) throw new TemporarilyUnavailable(`RPC_UNAVAILABLE: ${error.reason}; try again`);
           if (!(error instanceof AccessDeniedError)) throw error;

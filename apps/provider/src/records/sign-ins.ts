@@ -12,23 +12,25 @@ import type { Store } from '../storage/index.ts';
 
 /**
  * How a signature was checked: an Ethereum wallet's way (`eoa`, `erc1271`, …), a Solana key's
- * (`ed25519`), or a Bitcoin address's (`bip322-simple`, `bip322-full`, `bip137`).
+ * (`ed25519`), a Bitcoin address's (`bip322-simple`, `bip322-full`, `bip137`), or a passkey of
+ * the account (`passkey`: no wallet signed; `accountId` is then the account's id).
  */
-export type SignInMethod = SiweVerificationMethod | 'ed25519' | BitcoinSignatureMethod;
+export type SignInMethod = SiweVerificationMethod | 'ed25519' | BitcoinSignatureMethod | 'passkey';
 
 export type SignInRecord = {
   accountId: string;
-  /** EIP-55 for Ethereum, base58 for Solana, the message's spelling for Bitcoin (bech32 in lower case). */
-  address: string;
+  /** EIP-55 for Ethereum, base58 for Solana, the message's spelling for Bitcoin (bech32 in lower case); absent for a passkey. */
+  address?: string;
   /** Ethereum: the chain signed on. */
   chainId?: number;
   /** Solana or Bitcoin (absent for Ethereum, as in records of earlier versions). */
   namespace?: 'solana' | 'bip122';
   /** Solana: the cluster signed on; Bitcoin: the network. */
   network?: SolanaNetwork | BitcoinNetwork;
-  message: string;
-  /** As posted for Ethereum and Bitcoin (base64); base58 for Solana. */
-  signature: string;
+  /** The signed message; absent for a passkey. */
+  message?: string;
+  /** As posted for Ethereum and Bitcoin (base64); base58 for Solana; absent for a passkey. */
+  signature?: string;
   method: SignInMethod;
   ensName?: string;
   avatar?: string;
@@ -37,8 +39,10 @@ export type SignInRecord = {
   signedInAt: number;
   /** The wallet id accounts know the signer by (wallets/ids.ts); absent in records of earlier versions. */
   wallet?: string;
-  /** The Signet account the wallet belonged to at this sign-in; absent in records of earlier versions. */
+  /** The Signet account the wallet (or passkey) belonged to at this sign-in; absent in records of earlier versions. */
   account?: string;
+  /** A passkey sign-in: the passkey's credential id (accounts/passkeys.ts). */
+  passkey?: string;
 };
 
 const recordKey = (grantId: string) => `signin:${grantId}`;

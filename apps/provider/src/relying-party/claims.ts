@@ -26,8 +26,16 @@ export function claimsOf(
   // A name kept by an earlier version is held to today's rule: only a normalized name (and its
   // email record only with it).
   const ensName = record?.ensName && isNormalized(record.ensName) ? record.ensName : undefined;
-  const signIn = record && { address: record.address, email: ensName ? record.email : undefined, namespace: record.namespace };
-  const claims: { sub: string } & Record<string, string | boolean> = { sub: accountId, ...emailClaims(email, signIn) };
+  // A passkey sign-in names no address and signed no message: no synthetic e-mail, no `siwe` claims.
+  const signIn = record?.address !== undefined && {
+    address: record.address,
+    email: ensName ? record.email : undefined,
+    namespace: record.namespace,
+  };
+  const claims: { sub: string } & Record<string, string | boolean> = {
+    sub: accountId,
+    ...emailClaims(email, signIn || undefined),
+  };
   const username =
     ensName ??
     (pairwise
@@ -35,7 +43,7 @@ export function claimsOf(
       : (parsed?.address ?? parseSolanaAccountId(accountId)?.address ?? parseBitcoinAccountId(accountId)?.address));
   if (username) claims.preferred_username = username;
   if (ensName && record?.avatar) claims.picture = record.avatar;
-  if (record && !pairwise) {
+  if (record?.message !== undefined && record.signature !== undefined && !pairwise) {
     claims.siwe_message = record.message;
     claims.siwe_signature = record.signature;
   }

@@ -1,17 +1,19 @@
 /**
- * When a wallet leaves an account (removed, moved to another account, or its account deleted),
- * nothing it signed stays alive: every grant its sign-ins made is destroyed with the access and
+ * When a wallet leaves an account (removed, moved to another account, or its account deleted), or
+ * a passkey is removed, nothing it signed in stays alive: every grant its sign-ins made is destroyed with the access and
  * refresh tokens and codes issued under it, the provider sessions it signed in are ended, and each
  * relying party with a `backchannel_logout_uri` is sent a logout token (OpenID Connect
  * Back-Channel Logout 1.0) naming the subject it was given for that grant.
  *
- * The grants come from the wallet's index (accounts/sessions.ts, `wallet-grants:<wallet>`), each
+ * The grants come from the wallet's index (accounts/sessions.ts, `wallet-grants:<wallet>`; a
+ * passkey's `passkey-grants:<credential id>`), each
  * grant's session from `grant-session:<grant>`; a session is ended only while it is still signed in
  * as the account id that grant was made for.
  */
 import { randomUUID } from 'node:crypto';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
-import { grantSessionKey, walletGrantsKey } from '../accounts/sessions.ts';
+import type { Account } from '../accounts/accounts.ts';
+import { grantSessionKey, passkeyGrantsKey, walletGrantsKey } from '../accounts/sessions.ts';
 import type { Logger } from '../observability/logger.ts';
 import { publicUrlProblem } from '../outbound/public-fetch.ts';
 import { loadSignIn } from '../records/sign-ins.ts';
@@ -63,11 +65,30 @@ async function sendLogoutToken(
 }
 
 /** Ends everything the wallets' sign-ins issued; returns what it ended. Logout tokens that cannot be delivered are logged, never fatal. */
-export async function endWalletSignIns(deps: RevocationDeps, walletIds: readonly string[]): Promise<Revoked> {
+export function endWalletSignIns(deps: RevocationDeps, walletIds: readonly string[]): Promise<Revoked> {
+  return endIndexedSignIns(deps, walletIds.map(walletGrantsKey));
+}
+
+/** Ends everything the passkeys' sign-ins issued (accounts/passkeys.ts), as for a wallet. */
+export function endPasskeySignIns(deps: RevocationDeps, credentialIds: readonly string[]): Promise<Revoked> {
+  return endIndexedSignIns(deps, credentialIds.map(passkeyGrantsKey));
+}
+
+/** Ends everything an ended account's wallets and passkeys signed in. */
+export function endAccountSignIns(deps: RevocationDeps, account: Account | undefined): Promise<Revoked> {
+  if (!account) return Promise.resolve({ grants: 0, sessions: 0, logoutTokens: 0 });
+  return endIndexedSignIns(deps, [
+    ...account.wallets.map((wallet) => walletGrantsKey(wallet.id)),
+    ...(account.passkeys ?? []).map(passkeyGrantsKey),
+  ]);
+}
+
+/** Ends every grant (and its session) each index names, and the index. */
+async function endIndexedSignIns(deps: RevocationDeps, indexKeys: readonly string[]): Promise<Revoked> {
   const { provider, store, logger } = deps;
   const revoked: Revoked = { grants: 0, sessions: 0, logoutTokens: 0 };
-  for (const walletId of walletIds) {
-    const grantIds = await store.members(walletGrantsKey(walletId));
+  for (const indexKey of indexKeys) {
+    const grantIds = await store.members(indexKey);
     for (const grantId of grantIds) {
       const [grant, record, sessionId] = await Promise.all([
         provider.Grant.find(grantId) as Promise<Grant | undefined>,
@@ -105,7 +126,7 @@ export async function endWalletSignIns(deps: RevocationDeps, walletIds: readonly
       }
       await store.delete(grantSessionKey(grantId));
     }
-    await store.delete(walletGrantsKey(walletId));
+    await store.delete(indexKey);
   }
   return revoked;
 }

@@ -7,13 +7,24 @@
 import type { BitcoinNetwork } from '@signet/siwb/message';
 import type { SolanaNetwork } from '@signet/siws/message';
 import type { DocumentView } from '../clients/metadata-documents/index.ts';
+import { passkeyRpId } from '../accounts/passkeys.ts';
 import type { ClientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { deviceVerificationUri, isDeviceInteraction } from '../device/paths.ts';
 import { type AccessConditions, requirementsOf } from '../onchain/access.ts';
 import { type EmailSources, emailSourcesOf } from '../relying-party/email.ts';
+import { passkeySignInRefusal } from '../relying-party/passkey-sign-in.ts';
 import { scopesSupportedBy, supportedScope } from '../relying-party/scopes.ts';
 import { type AccountNamespace, namespacesFor } from './namespaces.ts';
+
+/** Whether this sign-in may offer a passkey: passkeys on here, and a client that takes them. */
+export const passkeysOffered = (
+  config: Pick<Config, 'origin'> & Partial<Pick<Config, 'accountMaxPasskeys'>>,
+  fields: ClientFields,
+): boolean =>
+  config.accountMaxPasskeys !== undefined &&
+  passkeyRpId({ origin: config.origin, accountMaxPasskeys: config.accountMaxPasskeys }) !== undefined &&
+  passkeySignInRefusal(fields) === undefined;
 
 export type InteractionClient = {
   client_id: string;
@@ -78,6 +89,12 @@ export type InteractionDetails = {
    * program on this computer, not a website).
    */
   metadataDocument?: DocumentView;
+  /**
+   * True when a passkey of the person's Signet account may sign in here instead of a wallet
+   * (`GET` / `POST /interaction/<uid>/passkey`): an account client that takes them, on a provider
+   * where passkeys are on (relying-party/passkey-sign-in.ts).
+   */
+  passkeys?: true;
 };
 
 const hostOf = (uri: string) => {
@@ -140,7 +157,7 @@ export function buildDetails(
     Config,
     'domain' | 'origin' | 'chainIds' | 'solanaNetworks' | 'statement' | 'walletConnectProjectId' | 'profile' | 'emailScope'
   > &
-    Partial<Pick<Config, 'bitcoinNetworks'>>,
+    Partial<Pick<Config, 'bitcoinNetworks' | 'accountMaxPasskeys'>>,
   interaction: {
     uid: string;
     iat: number;
@@ -185,5 +202,6 @@ export function buildDetails(
     ...(config.walletConnectProjectId ? { walletConnectProjectId: config.walletConnectProjectId } : {}),
     ...(fields.account_subject === true ? { accountSubject: true as const } : {}),
     ...(document ? { metadataDocument: document } : {}),
+    ...(passkeysOffered(config, fields) ? { passkeys: true as const } : {}),
   };
 }

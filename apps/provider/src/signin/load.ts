@@ -9,6 +9,7 @@ import { clientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { HttpError } from '../errors.ts';
 import { accessConditionsOf } from '../onchain/access.ts';
+import { grantRequestedResources } from '../resources/grants.ts';
 import type { Store } from '../storage/index.ts';
 import { buildDetails, clientView, type InteractionClient, type InteractionDetails } from './details.ts';
 
@@ -165,4 +166,16 @@ export async function completeInteraction(
     await store.delete(key).catch(() => {});
     throw error;
   }
+}
+
+/**
+ * The grant a sign-in gives: what the client asked for, less what the profile does not support
+ * (as the details show it), with the resources it named (resources/grants.ts).
+ */
+export async function grantAsAsked(provider: Provider, loaded: LoadedInteraction, accountId: string): Promise<string> {
+  const { interaction, details } = loaded;
+  const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
+  grant.addOIDCScope(details.scopes.join(' ') || 'openid');
+  grantRequestedResources(grant, interaction.params.resource, details.scopes);
+  return grant.save();
 }

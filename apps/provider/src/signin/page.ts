@@ -11,6 +11,7 @@ import { type Html, html, layout, raw } from '../http/html.ts';
 import type { WebAssets } from '../http/static.ts';
 import type { InteractionClient, InteractionDetails } from './details.ts';
 import { type AccountNamespace, accountKinds } from './namespaces.ts';
+import { PASSKEY_ERROR_WORDS, passkeyOffer } from './passkey-offer.ts';
 
 const SCOPE_WORDS: Record<string, string> = {
   openid: 'your Ethereum address (as your account id)',
@@ -83,6 +84,7 @@ const ERROR_WORDS: Record<string, string> = {
   NETWORK_MISMATCH: 'The Bitcoin address belongs to another network than the one in the message. Switch networks in your wallet.',
   CLIENT_DOCUMENT_UNAVAILABLE:
     "The application's description could not be loaded from its website just now. Go back to the application and try again.",
+  ...PASSKEY_ERROR_WORDS,
 };
 
 export const describeError = (code: string, fallback: string) =>
@@ -95,6 +97,8 @@ export type PageState = {
   /** For an expired sign-in: where to send the person back. */
   expiredClient?: InteractionClient;
   expiredRedirectUri?: string;
+  /** After PASSKEY_NOT_FOUND: the credential id the browser answered with (the page tells the browser to forget it). */
+  unknownPasskey?: string;
 };
 
 const siteOf = (client: InteractionClient | undefined, redirectUri?: string): string | undefined => {
@@ -212,6 +216,7 @@ export function renderInteractionPage(services: { config: Config; assets: WebAss
   <section id="wallets" aria-label="Wallets" class="wallets">
     <noscript><p>Signing in needs JavaScript and a browser wallet.</p></noscript>
   </section>
+  ${passkeyOffer(details, state.unknownPasskey)}
   ${
     details.walletConnectProjectId
       ? html`<dialog id="walletconnect" aria-labelledby="walletconnect-title">

@@ -17,11 +17,10 @@ import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { bodyIs, prefersJson } from '../http/negotiation.ts';
 import { requestFields } from '../observability/audit.ts';
 import { saveSignIn } from '../records/sign-ins.ts';
-import { grantRequestedResources } from '../resources/grants.ts';
 import type { Services } from '../services.ts';
 import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
 import { readSignedMessage } from './body.ts';
-import { completeInteraction, type LoadedInteraction, loadInteraction } from './load.ts';
+import { completeInteraction, grantAsAsked, type LoadedInteraction, loadInteraction } from './load.ts';
 import { renderInteractionPage } from './page.ts';
 import { type SignedBody, verifySigner } from './verify.ts';
 
@@ -94,11 +93,7 @@ export function interactionRoutes(router: Router, services: Services) {
       // The Signet account the wallet belongs to (a new one at its first sign-in).
       const { account, created } = await accountForSignIn(store, signer.wallet, signedInAt);
       if (created) services.audit.write('account.created', { account: account.id, wallet: signer.wallet, ...requestFields(ctx) });
-      const grant = new provider.Grant({ accountId, clientId: String(interaction.params.client_id) });
-      // What the client asked for, less what the profile does not support (as the details show it).
-      grant.addOIDCScope(details.scopes.join(' ') || 'openid');
-      grantRequestedResources(grant, interaction.params.resource, details.scopes);
-      const grantId = await grant.save();
+      const grantId = await grantAsAsked(provider, loaded, accountId);
       await saveSignIn(store, grantId, { ...signer, account: account.id, signedInAt }, TTL.Grant);
       await recordWalletSignIn(store, signer.wallet, grantId, {
         name: signer.ensName,

@@ -40,6 +40,10 @@ async function seed(store: Store) {
   await store.set('keys:pairwise', 'salt');
   await store.set('account:acct_1', '{"id":"acct_1","primary":"eip155:0:0x1","wallets":[{"id":"eip155:0:0x1","linkedAt":1}]}');
   await store.set('wallet:eip155:0:0x1', 'acct_1');
+  // A passkey of the account (accounts/passkeys.ts), what it signed in, and a challenge, which is never copied.
+  await store.set('passkey:cred1', '{"id":"cred1","account":"acct_1","publicKey":"pQ","counter":3}');
+  await store.addToSet('passkey-grants:cred1', 'g1', 600);
+  await store.set('passkey-challenge:ch1', '{"purpose":"sign-in","uid":"u1"}', 600);
   await store.set('oidc:Session:s1', '{"jti":"s1"}', 3600);
   await store.set('oidc:RefreshToken:r1', '{"jti":"r1","grantId":"g1"}', 600);
   await store.addToSet('oidc:grant:g1', 'oidc:RefreshToken:r1', 600);
@@ -63,16 +67,19 @@ describe.each(
         clients: { copied: 3, unchanged: 0, overwritten: 0 },
         keys: { copied: 2, unchanged: 0, overwritten: 0 },
         // Accounts never expire: they move with clients and keys.
-        accounts: { copied: 2, unchanged: 0, overwritten: 0 },
+        accounts: { copied: 3, unchanged: 0, overwritten: 0 },
       });
       expect(await to.get('wallet:eip155:0:0x1')).toBe('acct_1');
+      expect(await to.get('passkey:cred1')).toBe('{"id":"cred1","account":"acct_1","publicKey":"pQ","counter":3}');
       expect(await to.getMany(['oidc:Client:rp', 'keys:signing', 'oidc:Session:s1'])).toEqual([
         '{"client_id":"rp"}',
         '[{"kid":"k1"}]',
         undefined,
       ]);
       const withSessions = await copyStorage(from, to, { sessions: true });
-      expect(withSessions.sessions).toEqual({ copied: 4, unchanged: 0, overwritten: 0 });
+      expect(withSessions.sessions).toEqual({ copied: 5, unchanged: 0, overwritten: 0 });
+      expect(await to.members('passkey-grants:cred1')).toEqual(['g1']);
+      expect(await to.get('passkey-challenge:ch1')).toBeUndefined();
       expect(withSessions.clients).toEqual({ copied: 0, unchanged: 3, overwritten: 0 });
       expect(await to.members('oidc:grant:g1')).toEqual(['oidc:RefreshToken:r1']);
       expect(await to.getMany(['rl:token:127.0.0.1:1', 'ens:1:account:0xabc'])).toEqual([undefined, undefined]);

@@ -5,7 +5,9 @@
  * What moves: the clients (their records, registration access tokens, logos and usage records),
  * the keys (signing keys, cookie keys, the pairwise salt) and, with `sessions`, everything that
  * keeps users signed in: sessions, grants and their index, tokens and codes (with their one-time
- * markers), sign-in records and the chain-independent subject marks. Each record keeps the time
+ * markers), sign-in records and the chain-independent subject marks. Accounts move with their
+ * wallets' links and profiles and their passkeys (`passkey:`; with `sessions`, what each
+ * passkey signed in too). Each record keeps the time
  * it had left. Never copied: rate-limit counters and the ENS cache (they rebuild themselves).
  *
  * A re-run copies the same again (idempotent). A target that already holds a different value
@@ -26,8 +28,17 @@ export const COPY_PARTS = {
   ],
   keys: ['keys:'],
   // Accounts never expire: copied with clients and keys.
-  accounts: ['account:', 'wallet:', 'wallet-profile:'],
-  sessions: ['oidc:', 'signin:', 'subject:eoa:', 'interaction:done:', 'wallet-grants:', 'grant-session:', 'session-login:'],
+  accounts: ['account:', 'wallet:', 'wallet-profile:', 'passkey:'],
+  sessions: [
+    'oidc:',
+    'signin:',
+    'subject:eoa:',
+    'interaction:done:',
+    'wallet-grants:',
+    'passkey-grants:',
+    'grant-session:',
+    'session-login:',
+  ],
 } as const;
 export type CopyPart = keyof typeof COPY_PARTS;
 

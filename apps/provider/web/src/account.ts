@@ -2,7 +2,7 @@
  * The account page's script: signs in with a wallet (`/account/reauth`), adds a wallet
  * (`/account/link`, then `POST /account/wallets`), confirms it is the person when a change asks
  * for a fresh signature, and makes the changes the page offers (primary, remove, delete, sign
- * out). Every request goes to the provider's own origin; the server checks everything again.
+ * out); the passkeys section's script (account-passkeys.ts) loads on demand. Every request goes to the provider's own origin; the server checks everything again.
  */
 import {
   $,
@@ -21,6 +21,8 @@ type State = {
   primary?: string;
   namespaces: string[];
   wallets: string[];
+  /** Where passkeys are on: what the passkeys section's script needs (account-passkeys.ts). */
+  passkeys?: { rpId: string; userHandle?: string; ids: string[] };
   discovery: Pick<Details, 'chainIds' | 'solanaNetworks' | 'walletConnectProjectId'>;
 };
 type Failure = { error?: string; error_description?: string };
@@ -122,6 +124,12 @@ function bindActions(wallets: WalletChoice[]) {
 async function start() {
   const wallets = await discoverWallets(state.discovery as Details, state.namespaces);
   bindActions(wallets);
+  // The passkeys section, where the page has one: its own chunk, on demand (no wallet needed to see or remove them).
+  if (state.passkeys) {
+    import('./account-passkeys.ts').then(({ bindPasskeys }) =>
+      bindPasskeys(state.passkeys, { say, call, confirm: (words, retry) => askToConfirm(wallets, words, retry) }),
+    );
+  }
   if (!walletsSection) return;
   walletsSection.replaceChildren();
   if (wallets.length === 0) return noWallet(walletsSection, state.namespaces);

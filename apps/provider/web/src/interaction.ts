@@ -84,4 +84,6 @@ function renderWallets(wallets: WalletChoice[]) {
 
 if (details.uid) {
   discoverWallets(details, namespaces).then(renderWallets);
+  // A passkey of the person's Signet account, where this sign-in offers one: its own chunk, on demand.
+  if (details.passkeys) import('./passkey.ts').then(({ offerPasskey }) => offerPasskey(details, say));
 }

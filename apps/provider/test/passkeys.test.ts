@@ -1,0 +1,413 @@
+/**
+ * Passkeys on a Signet account (docs/wallets.md, "Passkeys"), over HTTP against a real provider,
+ * on both profiles and on each shared storage (SQLite, Redis, PostgreSQL): adding one after a
+ * fresh wallet proof, signing in with it in a fresh browser (the account's `sub`, no `wallet`, an
+ * `amr`), what it may not do, removing it, and every refusal: unknown credentials, non-account
+ * clients, gated and namespaced clients without the opt-in, replays, challenges of another
+ * interaction, another origin or relying party id, a counter that goes back, the cap.
+ *
+ * The authenticator is @signet/testkit's software one (real P-256 keys and WebAuthn encodings,
+ * as Chromium's virtual authenticator is software too): a browser cannot run here for every
+ * storage and profile at a reasonable cost, and this one can also answer as a hostile client
+ * would (another origin, a counter sent back). e2e/passkeys.test.ts runs the page in Chromium
+ * with its virtual authenticator.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CookieJar,
+  confirmUserCode,
+  deviceAuthorization,
+  followToClient,
+  followToDevicePage,
+  getDetails,
+  messageFor,
+  pkceAuthorization,
+  pollDeviceToken,
+  registerDeviceClient,
+  registerPublicClient,
+  request,
+  SoftAuthenticator,
+  startInteraction,
+  startTestProvider,
+  type TestProvider,
+  walletSignIn,
+} from '@signet/testkit';
+import { postgresSchema, type TestSchema } from '@signet/testkit/postgres';
+import { decodeJwt } from 'jose';
+import * as oidc from 'openid-client';
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const dir = mkdtempSync(join(tmpdir(), 'signet-passkeys-'));
+const schemas: TestSchema[] = [];
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await Promise.all(schemas.map((schema) => schema.drop()));
+});
+
+/** STORAGE_URL (and prefix) for a fresh store of each kind. */
+const STORAGES: Record<string, () => Record<string, string>> = {
+  sqlite: () => ({ STORAGE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}` }),
+  redis: () => ({ STORAGE_URL: REDIS_URL, STORAGE_PREFIX: `signet-test:passkeys:${randomUUID()}:` }),
+  postgres: () => {
+    const schema = postgresSchema();
+    schemas.push(schema);
+    return { STORAGE_URL: schema.url };
+  },
+};
+
+const key = () => privateKeyToAccount(generatePrivateKey());
+type Json = Record<string, unknown>;
+
+/** The account page's requests and a passkey's ceremonies, against one provider. */
+export function passkeyHelpers(provider: TestProvider) {
+  const origin = new URL(provider.url).origin;
+  const call = (jar: CookieJar, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    request(jar, new URL(path, provider.url), {
+      method,
+      headers: { accept: 'application/json', 'content-type': 'application/json', origin, ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const json = async (response: Response) => (await response.json()) as Json;
+  return {
+    origin,
+    call,
+    json,
+    /** Options, the authenticator's new credential, and the post: the post's answer. */
+    async addPasskey(jar: CookieJar, authenticator: SoftAuthenticator, name?: string) {
+      const options = await call(jar, 'POST', '/account/passkeys/options');
+      expect(options.status, await options.clone().text()).toBe(200);
+      const credential = authenticator.create((await options.json()) as never);
+      return call(jar, 'POST', '/account/passkeys', { ...credential, ...(name ? { name } : {}) });
+    },
+    /** A sign-in's interaction: GET the passkey request options, have the authenticator answer. */
+    async assertion(jar: CookieJar, interactionUrl: URL, authenticator: SoftAuthenticator, overrides = {}) {
+      const options = await request(jar, new URL(`${interactionUrl.pathname}/passkey`, interactionUrl), {
+        headers: { accept: 'application/json' },
+      });
+      expect(options.status, await options.clone().text()).toBe(200);
+      return authenticator.get((await options.json()) as never, overrides);
+    },
+    post(jar: CookieJar, interactionUrl: URL, credential: unknown, as: 'json' | 'form' = 'json') {
+      return request(jar, new URL(`${interactionUrl.pathname}/passkey`, interactionUrl), {
+        method: 'POST',
+        headers:
+          as === 'json'
+            ? { 'content-type': 'application/json', accept: 'application/json' }
+            : { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        body: as === 'json' ? JSON.stringify(credential) : new URLSearchParams({ credential: JSON.stringify(credential) }).toString(),
+      });
+    },
+  };
+}
+
+describe.each(
+  (['self-hosted', 'hosted'] as const).flatMap((profile) => Object.keys(STORAGES).map((storage) => [profile, storage] as const)),
+)('passkeys on the %s profile, %s storage', (profile, storage) => {
+  let provider: TestProvider;
+  let kit: ReturnType<typeof passkeyHelpers>;
+  let accountClient: oidc.Configuration;
+  let walletClient: oidc.Configuration;
+
+  beforeAll(async () => {
+    provider = await startTestProvider({ PROFILE: profile, ACCOUNT_MAX_PASSKEYS: '2', ...STORAGES[storage]?.() });
+    kit = passkeyHelpers(provider);
+    accountClient = await registerPublicClient(provider.issuer, {
+      account_subject: true,
+      grant_types: ['authorization_code', 'refresh_token'],
+    } as never);
+    walletClient = await registerPublicClient(provider.issuer);
+  });
+  afterAll(() => provider?.stop());
+
+  /** A wallet's sign-in to `client` in `jar`: the ID token's claims. */
+  async function walletIn(client: oidc.Configuration, signer: PrivateKeyAccount, jar = new CookieJar()) {
+    const { url, verifier } = await pkceAuthorization(client, { prompt: 'login' });
+    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer, jar });
+    const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
+    return { claims: tokens.claims() as Json, jar };
+  }
+
+  /** A person with an account (one wallet), signed in at /account in `jar`, with a passkey on `authenticator`. */
+  async function personWithPasskey(name = 'Laptop') {
+    const signer = key();
+    const { claims, jar } = await walletIn(accountClient, signer);
+    const authenticator = new SoftAuthenticator({ origin: kit.origin });
+    const added = await kit.addPasskey(jar, authenticator, name);
+    expect(added.status, await added.clone().text()).toBe(201);
+    return { signer, sub: claims.sub as string, jar, authenticator, id: ((await added.json()) as { id: string }).id };
+  }
+
+  /** A passkey sign-in to `client` in a fresh jar: the post's answer, and the tokens when it went through. */
+  async function passkeyIn(client: oidc.Configuration, authenticator: SoftAuthenticator, jar = new CookieJar(), overrides = {}) {
+    const { url, verifier } = await pkceAuthorization(client, {
+      scope: 'openid profile wallets offline_access',
+      prompt: 'login consent',
+    });
+    const interactionUrl = await startInteraction(jar, url);
+    const credential = await kit.assertion(jar, interactionUrl, authenticator, overrides);
+    const response = await kit.post(jar, interactionUrl, credential);
+    if (response.status !== 303) return { response, jar, interactionUrl, credential };
+    const callbackUrl = await followToClient(jar, interactionUrl, response.headers.get('location') as string);
+    const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
+    return { response, jar, interactionUrl, credential, tokens };
+  }
+
+  it('adds a discoverable passkey after a fresh wallet proof: the options, 201 { id }, the JSON view', async () => {
+    const signer = key();
+    const { jar } = await walletIn(accountClient, signer);
+    const first = await kit.json(await kit.call(jar, 'POST', '/account/passkeys/options'));
+    expect(first.rp).toEqual({ id: 'localhost', name: new URL(provider.url).host });
+    expect(first.attestation).toBe('none');
+    expect(first.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'preferred' });
+    expect(first.excludeCredentials).toEqual([]);
+    const user = first.user as { id: string; name: string };
+    // The user handle: 32 random bytes, the same for every passkey of the account, never the address.
+    expect(Buffer.from(user.id, 'base64url')).toHaveLength(32);
+    expect(Buffer.from(user.id, 'base64url').toString('hex')).not.toContain(signer.address.slice(2).toLowerCase());
+    expect(user.name).toBe(`${signer.address.slice(0, 6)}…${signer.address.slice(-4)}`);
+
+    const authenticator = new SoftAuthenticator({ origin: kit.origin });
+    const added = await kit.call(jar, 'POST', '/account/passkeys', { ...authenticator.create(first as never), name: 'Work laptop' });
+    expect(added.status, await added.clone().text()).toBe(201);
+    const { id } = (await added.json()) as { id: string };
+    expect(id).toBe(authenticator.credentials[0]?.id);
+    const view = await kit.json(await kit.call(jar, 'GET', '/account'));
+    expect(view.passkeys).toEqual([
+      { id, name: 'Work laptop', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), last_used_at: null },
+    ]);
+    // The next options exclude it, with the same user handle.
+    const second = await kit.json(await kit.call(jar, 'POST', '/account/passkeys/options'));
+    expect(second.excludeCredentials).toEqual([{ id, type: 'public-key', transports: ['internal'] }]);
+    expect((second.user as { id: string }).id).toBe(user.id);
+  });
+
+  it('signs in with the passkey in a fresh browser: the account’s sub, no wallet, amr with pop', async () => {
+    const person = await personWithPasskey();
+    const jar = new CookieJar();
+    const { url } = await pkceAuthorization(accountClient, { prompt: 'login' });
+    const details = await getDetails(jar, await startInteraction(jar, url));
+    expect(details.passkeys).toBe(true);
+    const { tokens } = await passkeyIn(accountClient, person.authenticator, jar);
+    const claims = tokens?.claims() as Json;
+    expect(claims.sub).toBe(person.sub);
+    expect(claims).not.toHaveProperty('wallet');
+    expect(claims.wallets).toEqual(profile === 'hosted' ? undefined : [`eip155:0:${person.signer.address}`]);
+    // A device-bound key, user presence and verification: RFC 8176's values.
+    expect(claims.amr).toEqual(['pop', 'hwk', 'user', 'mfa']);
+    const userinfo = await oidc.fetchUserInfo(accountClient, tokens?.access_token as string, claims.sub as string);
+    expect(userinfo.sub).toBe(person.sub);
+    // A refresh keeps the amr; the passkey's use is recorded.
+    const refreshed = await oidc.refreshTokenGrant(accountClient, tokens?.refresh_token as string);
+    expect(decodeJwt(refreshed.id_token as string).amr).toEqual(['pop', 'hwk', 'user', 'mfa']);
+    const view = await kit.json(await kit.call(person.jar, 'GET', '/account'));
+    expect((view.passkeys as Json[])[0]?.last_used_at).toMatch(/^\d{4}-/);
+  });
+
+  it('a synced passkey without user verification: amr swk, no mfa', async () => {
+    const signer = key();
+    const { jar } = await walletIn(accountClient, signer);
+    const authenticator = new SoftAuthenticator({ origin: kit.origin, backupEligible: true, userVerified: false });
+    expect((await kit.addPasskey(jar, authenticator)).status).toBe(201);
+    const { tokens } = await passkeyIn(accountClient, authenticator);
+    expect(tokens?.claims().amr).toEqual(['pop', 'swk', 'user']);
+  });
+
+  it('a passkey session sees the account but cannot touch its wallets: 401 REAUTHENTICATION_REQUIRED', async () => {
+    const person = await personWithPasskey();
+    const { jar } = await passkeyIn(accountClient, person.authenticator);
+    const view = await kit.call(jar, 'GET', '/account');
+    expect(view.status).toBe(200);
+    expect(((await view.json()) as Json).wallets).toEqual([
+      { id: `eip155:0:${person.signer.address}`, primary: true, linked_at: expect.any(String) },
+    ]);
+    const wallet = `eip155:0:${person.signer.address}`;
+    const linkDetails = await kit.json(await kit.call(jar, 'GET', '/account/link'));
+    const newcomer = key();
+    const message = messageFor(linkDetails as never, newcomer.address);
+    for (const [method, path, body] of [
+      ['DELETE', `/account/wallets/${encodeURIComponent(wallet)}`],
+      ['POST', '/account/primary', { id: wallet }],
+      ['DELETE', '/account'],
+      ['POST', '/account/wallets', { message, signature: await newcomer.signMessage({ message }) }],
+      ['POST', '/account/passkeys/options'],
+    ] as const) {
+      const refused = await kit.call(jar, method, path, body);
+      expect({ path, status: refused.status, error: ((await refused.json()) as Json).error }).toEqual({
+        path,
+        status: 401,
+        error: 'REAUTHENTICATION_REQUIRED',
+      });
+    }
+    // The account is still whole.
+    expect(((await kit.json(await kit.call(person.jar, 'GET', '/account'))).wallets as unknown[]).length).toBe(1);
+  });
+
+  it('an unknown credential: 401 PASSKEY_NOT_FOUND; a form post renders the page naming it for the browser', async () => {
+    const stranger = new SoftAuthenticator({ origin: kit.origin });
+    stranger.create({ challenge: 'x', rp: { id: 'localhost' }, user: { id: 'AAAA' } });
+    const { response, jar, interactionUrl } = await passkeyIn(accountClient, stranger);
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as Json).error).toBe('PASSKEY_NOT_FOUND');
+    const page = await kit.post(jar, interactionUrl, await kit.assertion(jar, interactionUrl, stranger), 'form');
+    expect(page.status).toBe(401);
+    const html = await page.text();
+    expect(html).toContain(`data-unknown-credential="${stranger.credentials[0]?.id}"`);
+    expect(html).toContain('PASSKEY_NOT_FOUND');
+  });
+
+  it('refused for a client without account_subject (403 with words); the details offer none', async () => {
+    const person = await personWithPasskey();
+    const jar = new CookieJar();
+    const { url } = await pkceAuthorization(walletClient, { prompt: 'login' });
+    const interactionUrl = await startInteraction(jar, url);
+    expect((await getDetails(jar, interactionUrl)).passkeys).toBeUndefined();
+    const options = await request(jar, new URL(`${interactionUrl.pathname}/passkey`, interactionUrl), {
+      headers: { accept: 'application/json' },
+    });
+    expect(options.status).toBe(403);
+    expect(await options.json()).toEqual({ error: 'PASSKEY_NOT_ALLOWED', error_description: expect.stringContaining('wallet') });
+    const post = await kit.post(jar, interactionUrl, person.authenticator.get({ challenge: 'AAAAAAAAAAAAAAAAAAAAAA' }));
+    expect(post.status).toBe(403);
+  });
+
+  /** What GET /interaction/<uid>/passkey answers for a new sign-in to `client`. */
+  async function optionsStatus(client: oidc.Configuration) {
+    const jar = new CookieJar();
+    const interactionUrl = await startInteraction(jar, (await pkceAuthorization(client, { prompt: 'login' })).url);
+    const options = await request(jar, new URL(`${interactionUrl.pathname}/passkey`, interactionUrl), {
+      headers: { accept: 'application/json' },
+    });
+    return { status: options.status, offered: (await getDetails(jar, interactionUrl)).passkeys === true };
+  }
+
+  it('gated and namespaced account clients take none unless they opt in (passkey_sign_in)', async () => {
+    const person = await personWithPasskey();
+    const register = (metadata: Json) => registerPublicClient(provider.issuer, { account_subject: true, ...metadata } as never);
+    const namespaced = await register({ account_namespaces: ['eip155'] });
+    expect(await optionsStatus(namespaced)).toEqual({ status: 403, offered: false });
+    const optedIn = await register({ account_namespaces: ['eip155'], passkey_sign_in: true });
+    expect(await optionsStatus(optedIn)).toEqual({ status: 200, offered: true });
+    expect((await passkeyIn(optedIn, person.authenticator)).tokens?.claims().sub).toEqual(expect.any(String));
+    const off = await register({ passkey_sign_in: false });
+    expect(await optionsStatus(off)).toEqual({ status: 403, offered: false });
+    // The metadata is checked as every client's is: a boolean, and only for account clients.
+    for (const metadata of [{ passkey_sign_in: true }, { account_subject: true, passkey_sign_in: 'yes' }]) {
+      await expect(registerPublicClient(provider.issuer, metadata as never)).rejects.toMatchObject({
+        error: 'invalid_client_metadata',
+        error_description: expect.stringMatching(/^passkey_sign_in/),
+      });
+    }
+  });
+
+  it('an answer is used once: a replay, and a challenge of another interaction, are refused', async () => {
+    const person = await personWithPasskey();
+    const jar = new CookieJar();
+    const { url } = await pkceAuthorization(accountClient, { prompt: 'login' });
+    const first = await startInteraction(jar, url);
+    const second = await startInteraction(jar, (await pkceAuthorization(accountClient, { prompt: 'login' })).url);
+    // A challenge issued for the first interaction, answered to the second.
+    const crossed = await kit.assertion(jar, first, person.authenticator);
+    const other = await kit.post(jar, second, crossed);
+    expect(other.status).toBe(400);
+    expect(((await other.json()) as Json).error).toBe('PASSKEY_CHALLENGE_MISMATCH');
+    const credential = await kit.assertion(jar, second, person.authenticator);
+    expect((await kit.post(jar, second, credential)).status).toBe(303);
+    const replay = await kit.post(jar, second, credential);
+    expect(replay.status).not.toBe(303);
+    // A fresh interaction: the old answer's challenge is not this one's.
+    const third = await startInteraction(new CookieJar(), (await pkceAuthorization(accountClient, { prompt: 'login' })).url);
+    expect((await kit.post(jar, third, credential)).status).toBeGreaterThanOrEqual(400);
+  });
+
+  it('checks the origin, the relying party id, the user handle and the counter', async () => {
+    const person = await personWithPasskey();
+    const attempt = async (overrides: Record<string, unknown>) => {
+      const { response } = await passkeyIn(accountClient, person.authenticator, new CookieJar(), overrides);
+      return { status: response.status, error: response.status === 303 ? undefined : ((await response.json()) as Json).error };
+    };
+    expect(await attempt({ origin: 'https://evil.example' })).toEqual({ status: 400, error: 'PASSKEY_VERIFICATION_FAILED' });
+    expect(await attempt({ rpId: 'evil.example' })).toEqual({ status: 400, error: 'PASSKEY_VERIFICATION_FAILED' });
+    expect(await attempt({ userHandle: Buffer.alloc(32, 7).toString('base64url') })).toEqual({
+      status: 400,
+      error: 'PASSKEY_VERIFICATION_FAILED',
+    });
+    expect(await attempt({})).toEqual({ status: 303, error: undefined });
+    // The counter went back (a copied key): refused, and the stored counter stays.
+    const counter = person.authenticator.credentials[0]?.counter as number;
+    expect(await attempt({ counter: counter - 1 })).toEqual({ status: 401, error: 'PASSKEY_COUNTER_REGRESSED' });
+    expect(await attempt({ counter })).toEqual({ status: 401, error: 'PASSKEY_COUNTER_REGRESSED' });
+    expect(await attempt({ counter: counter + 5 })).toEqual({ status: 303, error: undefined });
+  });
+
+  it('removing: by a sign-in with that passkey or a wallet, ending its sessions and tokens; the cap; 404', async () => {
+    const person = await personWithPasskey('First');
+    // Two sets of options while the account holds one: the cap (2) holds when both are posted.
+    const spare = new SoftAuthenticator({ origin: kit.origin });
+    const extra = new SoftAuthenticator({ origin: kit.origin });
+    const [forSpare, forExtra] = await Promise.all(
+      [spare, extra].map(async (authenticator) =>
+        authenticator.create((await kit.json(await kit.call(person.jar, 'POST', '/account/passkeys/options'))) as never),
+      ),
+    );
+    expect((await kit.call(person.jar, 'POST', '/account/passkeys', { ...forSpare, name: 'Second' })).status).toBe(201);
+    const third = await kit.call(person.jar, 'POST', '/account/passkeys', forExtra);
+    expect({ status: third.status, error: ((await third.json()) as Json).error }).toEqual({ status: 409, error: 'TOO_MANY_PASSKEYS' });
+    const options = await kit.call(person.jar, 'POST', '/account/passkeys/options');
+    expect({ status: options.status, error: ((await options.json()) as Json).error }).toEqual({
+      status: 409,
+      error: 'TOO_MANY_PASSKEYS',
+    });
+
+    const { jar, tokens } = await passkeyIn(accountClient, person.authenticator);
+    // The passkey's own session may remove it, not the other one.
+    const other = await kit.call(jar, 'DELETE', `/account/passkeys/${spare.credentials[0]?.id}`);
+    expect(other.status).toBe(401);
+    const cross = await kit.call(jar, 'DELETE', `/account/passkeys/${person.id}`, undefined, { origin: 'https://evil.example' });
+    expect(cross.status).toBe(403);
+    expect(((await cross.json()) as Json).error).toBe('CROSS_ORIGIN_REQUEST');
+    expect((await kit.call(jar, 'DELETE', `/account/passkeys/${person.id}`)).status).toBe(204);
+    // What it signed in ended: the tokens, the provider session (its /account session with it).
+    expect(tokens?.refresh_token).toEqual(expect.any(String));
+    await expect(oidc.refreshTokenGrant(accountClient, tokens?.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(
+      oidc.fetchUserInfo(accountClient, tokens?.access_token as string, oidc.skipSubjectCheck),
+    ).rejects.toMatchObject({ status: 401 });
+    expect((await kit.call(jar, 'GET', '/account')).status).toBe(401);
+    // It signs nobody in any more; the wallet's session removes the other one; then 404.
+    expect((await passkeyIn(accountClient, person.authenticator)).response.status).toBe(401);
+    expect((await kit.call(person.jar, 'DELETE', `/account/passkeys/${spare.credentials[0]?.id}`)).status).toBe(204);
+    const gone = await kit.call(person.jar, 'DELETE', `/account/passkeys/${spare.credentials[0]?.id}`);
+    expect({ status: gone.status, error: ((await gone.json()) as Json).error }).toEqual({ status: 404, error: 'NO_SUCH_PASSKEY' });
+    expect((await kit.json(await kit.call(person.jar, 'GET', '/account'))).passkeys).toEqual([]);
+  });
+
+  it('deleting the account deletes its passkeys', async () => {
+    const person = await personWithPasskey();
+    expect((await kit.call(person.jar, 'DELETE', '/account')).status).toBe(204);
+    const { response } = await passkeyIn(accountClient, person.authenticator);
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as Json).error).toBe('PASSKEY_NOT_FOUND');
+  });
+
+  it('a device sign-in (RFC 8628) may use a passkey for an account client', async () => {
+    const person = await personWithPasskey();
+    const discovery = (await (await fetch(`${provider.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`)).json()) as Json;
+    const device = await registerDeviceClient(discovery.registration_endpoint as string, { account_subject: true });
+    const codes = await deviceAuthorization(discovery.device_authorization_endpoint as string, device.client_id);
+    const jar = new CookieJar();
+    const interactionUrl = await confirmUserCode(jar, codes.verification_uri, codes.user_code);
+    const posted = await kit.post(jar, interactionUrl, await kit.assertion(jar, interactionUrl, person.authenticator));
+    expect(posted.status, await posted.clone().text()).toBe(303);
+    await followToDevicePage(jar, interactionUrl, posted.headers.get('location') as string);
+    const polled = await pollDeviceToken(discovery.token_endpoint as string, device.client_id, codes.device_code);
+    expect(polled.status, JSON.stringify(polled.body)).toBe(200);
+    const claims = decodeJwt(polled.body.id_token as string);
+    expect(claims.sub).toBe(person.sub);
+    expect(claims.amr).toContain('pop');
+  });
+});
