@@ -35,6 +35,7 @@ import {
   type TestProvider,
   walletSignIn,
 } from '@signet/testkit';
+import { startTestchain, type Testchain, type TestToken } from '@signet/testchain';
 import { postgresSchema, type TestSchema } from '@signet/testkit/postgres';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
@@ -196,7 +197,7 @@ describe.each(
     const claims = tokens?.claims() as Json;
     expect(claims.sub).toBe(person.sub);
     expect(claims).not.toHaveProperty('wallet');
-    expect(claims.wallets).toEqual(profile === 'hosted' ? undefined : [`eip155:0:${person.signer.address}`]);
+    expect(claims.wallets).toEqual([`eip155:0:${person.signer.address}`]);
     // A device-bound key, user presence and verification: RFC 8176's values.
     expect(claims.amr).toEqual(['pop', 'hwk', 'user', 'mfa']);
     const userinfo = await oidc.fetchUserInfo(accountClient, tokens?.access_token as string, claims.sub as string);
@@ -409,5 +410,176 @@ describe.each(
     const claims = decodeJwt(polled.body.id_token as string);
     expect(claims.sub).toBe(person.sub);
     expect(claims.amr).toContain('pop');
+  });
+});
+
+describe.each(['redis', 'postgres'])('two replicas on one %s: an answer posted to both at once gets through once', (storage) => {
+  let a: TestProvider;
+  let b: TestProvider;
+  beforeAll(async () => {
+    const shared = STORAGES[storage]?.() ?? {};
+    a = await startTestProvider(shared);
+    b = await startTestProvider({ ...shared, ISSUER: a.url });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+  });
+
+  it('exactly one 303; the other is refused', async () => {
+    const kit = passkeyHelpers(a);
+    const client = await registerPublicClient(a.issuer, { account_subject: true } as never);
+    const { url } = await pkceAuthorization(client, { prompt: 'login' });
+    const jar = new CookieJar();
+    await walletSignIn({ authorizationUrl: url, signer: key(), jar });
+    const authenticator = new SoftAuthenticator({ origin: kit.origin });
+    expect((await kit.addPasskey(jar, authenticator)).status).toBe(201);
+    for (let round = 0; round < 3; round++) {
+      const fresh = new CookieJar();
+      const interactionUrl = await startInteraction(fresh, (await pkceAuthorization(client, { prompt: 'login' })).url);
+      const credential = await kit.assertion(fresh, interactionUrl, authenticator);
+      // The same answer to both replicas (the same issuer, the same interaction cookie).
+      const onB = new URL(interactionUrl.pathname, b.url);
+      const answers = await Promise.all([kit.post(fresh, interactionUrl, credential), kit.post(fresh, onB, credential)]);
+      expect(answers.map((answer) => answer.status === 303).filter(Boolean)).toHaveLength(1);
+      expect(answers.find((answer) => answer.status !== 303)?.status).toBeGreaterThanOrEqual(400);
+    }
+  });
+});
+
+describe('where passkeys are off', () => {
+  it('ACCOUNT_MAX_PASSKEYS=0: no offer, 404 PASSKEYS_UNAVAILABLE; an IP-address issuer has none either', async () => {
+    const provider = await startTestProvider({ ACCOUNT_MAX_PASSKEYS: '0' });
+    try {
+      const kit = passkeyHelpers(provider);
+      const client = await registerPublicClient(provider.issuer, { account_subject: true } as never);
+      const jar = new CookieJar();
+      const { url } = await pkceAuthorization(client, { prompt: 'login' });
+      const { jar: signedIn } = await walletSignIn({ authorizationUrl: url, signer: key(), jar });
+      const interactionUrl = await startInteraction(jar, (await pkceAuthorization(client, { prompt: 'login' })).url);
+      expect((await getDetails(jar, interactionUrl)).passkeys).toBeUndefined();
+      const options = await request(jar, new URL(`${interactionUrl.pathname}/passkey`, interactionUrl), {
+        headers: { accept: 'application/json' },
+      });
+      expect({ status: options.status, error: ((await options.json()) as Json).error }).toEqual({
+        status: 404,
+        error: 'PASSKEYS_UNAVAILABLE',
+      });
+      const adding = await kit.call(signedIn, 'POST', '/account/passkeys/options');
+      expect(adding.status).toBe(404);
+    } finally {
+      await provider.stop();
+    }
+    const { passkeyRpId } = await import('../src/accounts/passkeys.ts');
+    expect(passkeyRpId({ origin: 'http://127.0.0.1:8080', accountMaxPasskeys: 10 })).toBeUndefined();
+    expect(passkeyRpId({ origin: 'http://[::1]:8080', accountMaxPasskeys: 10 })).toBeUndefined();
+    expect(passkeyRpId({ origin: 'https://id.example.com:8443', accountMaxPasskeys: 10 })).toBe('id.example.com');
+  });
+});
+
+describe('audit events and the operator’s view', () => {
+  it('writes account.passkey_added and account.passkey_removed; signet accounts show lists the passkeys', async () => {
+    const file = join(dir, `audit-${randomUUID()}.log`);
+    const storage = STORAGES.sqlite?.() ?? {};
+    const provider = await startTestProvider({ AUDIT_LOG: file, ...storage });
+    try {
+      const kit = passkeyHelpers(provider);
+      const client = await registerPublicClient(provider.issuer, { account_subject: true } as never);
+      const jar = new CookieJar();
+      const signer = key();
+      await walletSignIn({ authorizationUrl: (await pkceAuthorization(client, { prompt: 'login' })).url, signer, jar });
+      const authenticator = new SoftAuthenticator({ origin: kit.origin });
+      const { id } = (await (await kit.addPasskey(jar, authenticator, 'Phone')).json()) as { id: string };
+      const { runCli } = await import('../src/cli.ts');
+      const out: string[] = [];
+      const env = { ...storage, LOG_LEVEL: 'silent' };
+      expect(await runCli(['accounts', 'show', `eip155:0:${signer.address}`, '--json'], env, (line) => out.push(line))).toBe(0);
+      const shown = JSON.parse(out.join('\n')) as { passkeys: Json[] };
+      expect(shown.passkeys).toEqual([{ id, name: 'Phone', kind: 'device-bound', created_at: expect.any(String) }]);
+      expect((await kit.call(jar, 'DELETE', `/account/passkeys/${id}`)).status).toBe(204);
+      const { readFileSync } = await import('node:fs');
+      await expect
+        .poll(() =>
+          readFileSync(file, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as Json)
+            .filter((line) => String(line.event).startsWith('account.passkey'))
+            .map((line) => [line.event, line.passkey]),
+        )
+        .toEqual([
+          ['account.passkey_added', id],
+          ['account.passkey_removed', id],
+        ]);
+    } finally {
+      await provider.stop();
+    }
+  });
+});
+
+describe('a gated account client that opted in: its conditions are checked against the account’s primary wallet', () => {
+  let chain: Testchain;
+  let erc721: TestToken;
+  let provider: TestProvider;
+  let kit: ReturnType<typeof passkeyHelpers>;
+  let open: oidc.Configuration;
+  let gated: oidc.Configuration;
+
+  beforeAll(async () => {
+    chain = await startTestchain({ chainId: 1, ens: false });
+    erc721 = await chain.deployToken('erc721');
+    provider = await startTestProvider({ ETH_RPC_URL: chain.url, ACCESS_CACHE_SECONDS: '0' });
+    kit = passkeyHelpers(provider);
+    open = await registerPublicClient(provider.issuer, { account_subject: true } as never);
+    gated = await registerPublicClient(provider.issuer, {
+      account_subject: true,
+      passkey_sign_in: true,
+      grant_types: ['authorization_code', 'refresh_token'],
+      access_conditions: { match: 'all', conditions: [{ type: 'erc721', chainId: 1, contract: erc721.address }] },
+    } as never);
+  });
+  afterAll(async () => {
+    await provider?.stop();
+    await chain?.stop();
+  });
+
+  /** A person whose account's primary wallet is `signer`, with a synced passkey (its counter stays 0, as most synced passkeys' do). */
+  async function person(signer: PrivateKeyAccount) {
+    const jar = new CookieJar();
+    await walletSignIn({ authorizationUrl: (await pkceAuthorization(open, { prompt: 'login' })).url, signer, jar });
+    const authenticator = new SoftAuthenticator({ origin: kit.origin, backupEligible: true });
+    expect((await kit.addPasskey(jar, authenticator)).status).toBe(201);
+    return authenticator;
+  }
+
+  it('a holder’s passkey signs in and refreshes; a non-holder’s is refused, and that answer cannot be posted again', async () => {
+    const holder = key();
+    await erc721.mint(holder.address, { id: 7n });
+    const holding = await person(holder);
+    const { url, verifier } = await pkceAuthorization(gated, { scope: 'openid offline_access', prompt: 'login consent' });
+    const jar = new CookieJar();
+    const interactionUrl = await startInteraction(jar, url);
+    const posted = await kit.post(jar, interactionUrl, await kit.assertion(jar, interactionUrl, holding, { counter: 0 }));
+    expect(posted.status, await posted.clone().text()).toBe(303);
+    const callbackUrl = await followToClient(jar, interactionUrl, posted.headers.get('location') as string);
+    const tokens = await oidc.authorizationCodeGrant(gated, callbackUrl, { pkceCodeVerifier: verifier });
+    // A refresh checks the conditions again, against the same primary wallet.
+    expect((await oidc.refreshTokenGrant(gated, tokens.refresh_token as string)).access_token).toEqual(expect.any(String));
+
+    const empty = await person(key());
+    const fresh = new CookieJar();
+    const other = await startInteraction(fresh, (await pkceAuthorization(gated, { prompt: 'login' })).url);
+    const answer = await kit.assertion(fresh, other, empty, { counter: 0 });
+    const refused = await kit.post(fresh, other, answer);
+    expect({ status: refused.status, error: ((await refused.json()) as Json).error }).toEqual({
+      status: 403,
+      error: 'ACCESS_CONDITION_NOT_MET',
+    });
+    // Its counter says nothing (0), the interaction is still open: the spent challenge is what refuses it.
+    const again = await kit.post(fresh, other, answer);
+    expect({ status: again.status, error: ((await again.json()) as Json).error }).toEqual({
+      status: 400,
+      error: 'PASSKEY_CHALLENGE_MISMATCH',
+    });
   });
 });
