@@ -47,9 +47,9 @@ import {
   providerJwks,
 } from './oidc/keys.ts';
 import { createProvider } from './oidc/provider.ts';
-import { passkeyRoutes } from './passkeys/routes.ts';
 import { createAccessGate } from './onchain/access.ts';
 import { createEnsResolver } from './onchain/names/index.ts';
+import { passkeyRoutes } from './passkeys/routes.ts';
 import { logoutRedirects } from './redirects/logout.ts';
 import { unusedClientErrors } from './redirects/unused-clients.ts';
 import { RefreshGrace } from './refresh/grace.ts';

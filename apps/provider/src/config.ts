@@ -377,7 +377,7 @@ const schema = {
     group: CLIENTS,
     default: '`10`',
     description:
-      'the most passkeys one Signet account may hold ([passkeys](wallets.md#passkeys-sign-in-when-the-wallet-is-not-at-hand)): one more is refused with 409 `TOO_MANY_PASSKEYS`; `0` turns passkeys off (they are off anyway when the issuer\'s host is an IP address: WebAuthn needs a domain name)',
+      "the most passkeys one Signet account may hold ([passkeys](wallets.md#passkeys-sign-in-when-the-wallet-is-not-at-hand)): one more is refused with 409 `TOO_MANY_PASSKEYS`; `0` turns passkeys off (they are off anyway when the issuer's host is an IP address: WebAuthn needs a domain name)",
   }),
   CLIENT_UNUSED_EXPIRY_DAYS: setting(int(0, 3650, 0), {
     group: CLIENTS,

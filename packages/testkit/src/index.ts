@@ -22,8 +22,8 @@ export {
 export { type DocumentAnswer, type DocumentServer, startDocumentServer } from './documents.ts';
 export { anyText, contentType, mutated, printable } from './fuzz.ts';
 export { insecure, pkceAuthorization, registerPublicClient, TEST_REDIRECT_URI } from './oidc.ts';
+export { type AuthenticatorOptions, SoftAuthenticator, type SoftCredential } from './passkey.ts';
 export { freePort, listeningAddresses, waitForListener } from './ports.ts';
-export { type AuthenticatorOptions, type SoftCredential, SoftAuthenticator } from './passkey.ts';
 export { startTestProvider, type TestProvider } from './provider.ts';
 export {
   type SolanaKeypair,

@@ -7,7 +7,7 @@
  * broken client could: the origin and relying party id it signs for, the counter, the flags.
  */
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
-import { encodeCBOR } from '@levischuck/tiny-cbor';
+import { type CBORType, encodeCBOR } from '@levischuck/tiny-cbor';
 
 export type SoftCredential = {
   id: string;
@@ -37,9 +37,7 @@ type RequestOptions = { challenge: string; rpId?: string };
 
 /** The flags byte: UP always, UV, BE and BS (backed up with it), AT when credential data follows. */
 function flags(options: { userVerified: boolean; backupEligible: boolean; attested?: boolean }) {
-  return (
-    0x01 | (options.userVerified ? 0x04 : 0) | (options.backupEligible ? 0x18 : 0) | (options.attested ? 0x40 : 0)
-  );
+  return 0x01 | (options.userVerified ? 0x04 : 0) | (options.backupEligible ? 0x18 : 0) | (options.attested ? 0x40 : 0);
 }
 
 function counterBytes(counter: number) {
@@ -88,13 +86,11 @@ export class SoftAuthenticator {
       id,
       coseKey(publicKey),
     ]);
-    const attestationObject = encodeCBOR(
-      new Map<string, string | Uint8Array | Map<string, never>>([
-        ['fmt', 'none'],
-        ['attStmt', new Map()],
-        ['authData', authData],
-      ]),
-    );
+    const attestation = new Map<string, CBORType>();
+    attestation.set('fmt', 'none');
+    attestation.set('attStmt', new Map<string, CBORType>());
+    attestation.set('authData', new Uint8Array(authData));
+    const attestationObject = encodeCBOR(attestation);
     this.credentials.push({ id: b64url(id), privateKey, userHandle: optionsJSON.user.id, rpId, counter: 0, backupEligible });
     return {
       id: b64url(id),

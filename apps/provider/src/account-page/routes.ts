@@ -32,26 +32,20 @@ import {
   removeWallet,
   setPrimary,
 } from '../accounts/accounts.ts';
+import { listPasskeys } from '../accounts/passkeys.ts';
 import { HttpError, sendError } from '../errors.ts';
 import { readJsonOrForm } from '../http/body.ts';
 import { prefersJson } from '../http/negotiation.ts';
 import { requestFields } from '../observability/audit.ts';
+import { passkeysView } from '../passkeys/account-routes.ts';
 import { endAccountSignIns, endWalletSignIns } from '../relying-party/wallet-revocation.ts';
 import type { Services } from '../services.ts';
 import { readSignedMessage } from '../signin/body.ts';
 import { verifySigner } from '../signin/verify.ts';
-import { listPasskeys } from '../accounts/passkeys.ts';
-import { passkeysView } from '../passkeys/account-routes.ts';
 import { accountHandlers, httpErrorOf, revocationOf, sessionDepsOf } from './handlers.ts';
 import { issueMessage, messageDetails, spendNonce } from './messages.ts';
 import { renderAccountPage } from './page.ts';
-import {
-  accountSession,
-  endAccountSession,
-  recordProof,
-  requireAccount,
-  requireFreshProof,
-} from './session.ts';
+import { accountSession, endAccountSession, recordProof, requireAccount, requireFreshProof } from './session.ts';
 
 /** The wallets of an account as the JSON answer lists them. */
 const walletsView = (account: Account) =>

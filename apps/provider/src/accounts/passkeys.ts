@@ -109,7 +109,8 @@ export function removePasskey(store: AccountStore, accountId: string, credential
     withLocks(store, [accountKey(accountId), passkeyKey(credentialId)], async () => {
       const account = await readAccount(store, accountId);
       if (!account) throw gone();
-      if (!(account.passkeys ?? []).includes(credentialId)) throw new HttpError('NO_SUCH_PASSKEY', 'no such passkey in your account');
+      if (!(account.passkeys ?? []).includes(credentialId))
+        throw new HttpError('NO_SUCH_PASSKEY', 'no such passkey in your account');
       const updated: Account = { ...account, passkeys: (account.passkeys ?? []).filter((id) => id !== credentialId) };
       await store.set(accountKey(accountId), JSON.stringify(updated));
       await store.delete(passkeyKey(credentialId));

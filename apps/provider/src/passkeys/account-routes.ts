@@ -15,6 +15,8 @@
  */
 import type Router from '@koa/router';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import { accountHandlers, revocationOf, sessionDepsOf } from '../account-page/handlers.ts';
+import { type AccountSession, requireAccount, requireFreshProof, requireFreshProofOrPasskey } from '../account-page/session.ts';
 import { type Account, readProfiles } from '../accounts/accounts.ts';
 import { addPasskey, listPasskeys, type Passkey, removePasskey, userHandleOf } from '../accounts/passkeys.ts';
 import { HttpError } from '../errors.ts';
@@ -22,8 +24,6 @@ import { requestFields } from '../observability/audit.ts';
 import { endPasskeySignIns } from '../relying-party/wallet-revocation.ts';
 import type { Services } from '../services.ts';
 import { walletAddressOf } from '../wallets/ids.ts';
-import { accountHandlers, revocationOf, sessionDepsOf } from '../account-page/handlers.ts';
-import { type AccountSession, requireAccount, requireFreshProof, requireFreshProofOrPasskey } from '../account-page/session.ts';
 import { issueChallenge, requireChallenge, spendChallenge } from './challenges.ts';
 import { challengeOf, readCredential, registrationOptions, relyingParty, verifyNewPasskey } from './webauthn.ts';
 
@@ -38,7 +38,8 @@ export const passkeysView = (passkeys: readonly Passkey[]) =>
     last_used_at: iso(passkey.lastUsedAt),
   }));
 
-const FRESH_WORDS = 'adding a passkey needs a signature by a wallet of your account from the last 10 minutes (POST /account/reauth)';
+const FRESH_WORDS =
+  'adding a passkey needs a signature by a wallet of your account from the last 10 minutes (POST /account/reauth)';
 
 /** What the person's passkey manager shows: the primary wallet's ENS name, or its address shortened. */
 async function userNameOf(services: Services, account: Account): Promise<string> {
@@ -62,11 +63,18 @@ export function passkeyAccountRoutes(router: Router, services: Services) {
       requireFreshProof(session, walletsOf(session), FRESH_WORDS);
       const passkeys = await listPasskeys(store, session.account);
       if (passkeys.length >= config.accountMaxPasskeys) {
-        throw new HttpError('TOO_MANY_PASSKEYS', `an account holds at most ${config.accountMaxPasskeys} passkeys; remove one first`);
+        throw new HttpError(
+          'TOO_MANY_PASSKEYS',
+          `an account holds at most ${config.accountMaxPasskeys} passkeys; remove one first`,
+        );
       }
       const handle = await userHandleOf(store, session.account.id);
       const options = await registrationOptions(rp, { handle, name: await userNameOf(services, session.account) }, passkeys);
-      await issueChallenge(store, options.challenge, { purpose: 'registration', session: session.id, account: session.account.id });
+      await issueChallenge(store, options.challenge, {
+        purpose: 'registration',
+        session: session.id,
+        account: session.account.id,
+      });
       ctx.body = options;
     }),
   );
@@ -125,7 +133,12 @@ export function passkeyAccountRoutes(router: Router, services: Services) {
       );
       await removePasskey(store, session.account.id, credentialId);
       const revoked = await endPasskeySignIns(revocationOf(services), [credentialId]);
-      audit.write('account.passkey_removed', { account: session.account.id, passkey: credentialId, ...revoked, ...requestFields(ctx) });
+      audit.write('account.passkey_removed', {
+        account: session.account.id,
+        passkey: credentialId,
+        ...revoked,
+        ...requestFields(ctx),
+      });
       ctx.status = 204;
     }),
   );

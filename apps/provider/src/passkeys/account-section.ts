@@ -11,7 +11,11 @@ import { type Html, html } from '../http/html.ts';
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** What the page's script needs: the relying party and user handle (to tell the browser which passkeys are still accepted). */
-export function passkeyState(config: Pick<Config, 'origin' | 'accountMaxPasskeys'>, account: Account, passkeys: readonly Passkey[]) {
+export function passkeyState(
+  config: Pick<Config, 'origin' | 'accountMaxPasskeys'>,
+  account: Account,
+  passkeys: readonly Passkey[],
+) {
   const rpId = passkeyRpId(config);
   return rpId ? { rpId, userHandle: account.userHandle, ids: passkeys.map((passkey) => passkey.id) } : undefined;
 }
@@ -25,7 +29,10 @@ function passkeyRow(passkey: Passkey): Html {
   </li>`;
 }
 
-export function passkeySection(config: Pick<Config, 'origin' | 'accountMaxPasskeys'>, passkeys: readonly Passkey[]): Html | string {
+export function passkeySection(
+  config: Pick<Config, 'origin' | 'accountMaxPasskeys'>,
+  passkeys: readonly Passkey[],
+): Html | string {
   if (!passkeyRpId(config)) return '';
   const full = passkeys.length >= config.accountMaxPasskeys;
   return html`<section id="passkeys" aria-labelledby="passkeys-title">

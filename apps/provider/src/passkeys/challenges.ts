@@ -14,7 +14,9 @@ import { TTL } from '../deployment/lifetimes.ts';
 import { HttpError } from '../errors.ts';
 import type { Store } from '../storage/index.ts';
 
-export type ChallengeBinding = { purpose: 'sign-in'; uid: string } | { purpose: 'registration'; session: string; account: string };
+export type ChallengeBinding =
+  | { purpose: 'sign-in'; uid: string }
+  | { purpose: 'registration'; session: string; account: string };
 
 const challengeKey = (challenge: string) => `passkey-challenge:${challenge}`;
 const usedKey = (challenge: string) => `passkey-challenge-used:${challenge}`;

@@ -29,7 +29,14 @@ import { completeInteraction, grantAsAsked, type LoadedInteraction, loadInteract
 import { renderInteractionPage } from '../signin/page.ts';
 import { amrOf } from './amr.ts';
 import { issueChallenge, requireChallenge, spendChallenge } from './challenges.ts';
-import { authenticationOptions, challengeOf, type RelyingParty, readCredential, relyingParty, verifyPasskeyAnswer } from './webauthn.ts';
+import {
+  authenticationOptions,
+  challengeOf,
+  type RelyingParty,
+  readCredential,
+  relyingParty,
+  verifyPasskeyAnswer,
+} from './webauthn.ts';
 
 /** JSON for API callers; the page for a browser's form post. */
 const respondsWithJson = (ctx: Context) => !bodyIs(ctx, 'application/x-www-form-urlencoded') || prefersJson(ctx);
@@ -109,7 +116,12 @@ export function passkeySignInRoutes(router: Router, services: Services) {
       const loaded = await load(ctx);
       const rp = passkeyFor(services, loaded);
       const options = await authenticationOptions(rp);
-      await issueChallenge(store, options.challenge, { purpose: 'sign-in', uid: loaded.interaction.uid }, loaded.interaction.exp - Math.floor(Date.now() / 1000));
+      await issueChallenge(
+        store,
+        options.challenge,
+        { purpose: 'sign-in', uid: loaded.interaction.uid },
+        loaded.interaction.exp - Math.floor(Date.now() / 1000),
+      );
       ctx.body = options;
     } catch (error) {
       sendError(ctx, httpErrorOf(error), { wire: 'code' });
@@ -130,7 +142,12 @@ export function passkeySignInRoutes(router: Router, services: Services) {
       // oidc-provider's account is the Signet account itself: no wallet signed.
       const accountId = account.id;
       const grantId = await grantAsAsked(services.provider(), loaded, accountId);
-      await saveSignIn(store, grantId, { accountId, method: 'passkey', passkey: passkey.id, account: account.id, signedInAt }, TTL.Grant);
+      await saveSignIn(
+        store,
+        grantId,
+        { accountId, method: 'passkey', passkey: passkey.id, account: account.id, signedInAt },
+        TTL.Grant,
+      );
       await recordPasskeySignIn(store, passkey.id, grantId);
       await services.clients.usage.recordSignIn(clientId);
       const login: SessionLogin = { account: account.id, passkey: passkey.id, accountId, signedInAt };
@@ -152,7 +169,10 @@ export function passkeySignInRoutes(router: Router, services: Services) {
       progress.verified = { account: verified.account.id, method: 'passkey' };
       const returnTo = await signIn(ctx, loaded, verified);
       metrics.signIn('success', 'passkey');
-      logger.info({ event: 'sign_in', sub: verified.account.id, client_id: loaded.interaction.params.client_id, method: 'passkey' }, 'sign-in verified');
+      logger.info(
+        { event: 'sign_in', sub: verified.account.id, client_id: loaded.interaction.params.client_id, method: 'passkey' },
+        'sign-in verified',
+      );
       auditSignIn(services.audit, ctx, loaded, { account: verified.account.id, method: 'passkey' });
       ctx.set('cache-control', 'no-store');
       ctx.status = 303;
@@ -160,7 +180,10 @@ export function passkeySignInRoutes(router: Router, services: Services) {
     } catch (error) {
       const failure = httpErrorOf(error);
       metrics.signIn(failure.code, 'passkey');
-      logger.info({ event: 'sign_in_failed', uid: ctx.params.uid, error: failure.code, reason: failure.message }, 'passkey sign-in refused');
+      logger.info(
+        { event: 'sign_in_failed', uid: ctx.params.uid, error: failure.code, reason: failure.message },
+        'passkey sign-in refused',
+      );
       auditRefusal(services.audit, ctx, loaded, progress, failure);
       fail(ctx, failure, loaded, credentialId);
     }

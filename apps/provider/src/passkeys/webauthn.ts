@@ -5,11 +5,11 @@
  */
 import {
   type AuthenticationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
@@ -98,14 +98,24 @@ export async function verifyNewPasskey(rp: RelyingParty, response: RegistrationR
  * relying party, user presence, the signature. The counter is compared by the caller (it decides
  * what a counter that did not go up means), so the library is given 0.
  */
-export async function verifyPasskeyAnswer(rp: RelyingParty, response: AuthenticationResponseJSON, passkey: Passkey, challenge: string) {
+export async function verifyPasskeyAnswer(
+  rp: RelyingParty,
+  response: AuthenticationResponseJSON,
+  passkey: Passkey,
+  challenge: string,
+) {
   try {
     const verified = await verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
-      credential: { id: passkey.id, publicKey: isoBase64URL.toBuffer(passkey.publicKey), counter: 0, transports: passkey.transports },
+      credential: {
+        id: passkey.id,
+        publicKey: isoBase64URL.toBuffer(passkey.publicKey),
+        counter: 0,
+        transports: passkey.transports,
+      },
       requireUserVerification: false,
     });
     if (!verified.verified) throw new Error('the signature does not match the passkey');

@@ -27,7 +27,10 @@ async function failureOf(response: Response): Promise<Failure> {
 async function refused(hooks: PasskeyHooks, response: Response, retry: () => void) {
   const { error, error_description } = await failureOf(response);
   if (error === 'REAUTHENTICATION_REQUIRED') {
-    hooks.confirm(`${error_description ?? 'Confirm it is you first.'} Sign with a wallet of your account, then it goes on.`, retry);
+    hooks.confirm(
+      `${error_description ?? 'Confirm it is you first.'} Sign with a wallet of your account, then it goes on.`,
+      retry,
+    );
     return;
   }
   hooks.say(error_description ?? `The provider answered ${response.status}.`, 'error');
@@ -87,7 +90,9 @@ export function bindPasskeys(state: PasskeyState | undefined, hooks: PasskeyHook
   for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-passkey-action="remove"]')) {
     const id = button.dataset.passkey ?? '';
     button.addEventListener('click', () => {
-      removePasskey(hooks, id).catch((error) => hooks.say(`The passkey could not be removed: ${(error as Error).message}`, 'error'));
+      removePasskey(hooks, id).catch((error) =>
+        hooks.say(`The passkey could not be removed: ${(error as Error).message}`, 'error'),
+      );
     });
   }
 }

@@ -25,7 +25,8 @@ async function requestOptions(uid: string): Promise<PublicKeyCredentialRequestOp
     credentials: 'same-origin',
   });
   const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error((body as { error_description?: string }).error_description ?? `the provider answered ${response.status}`);
+  if (!response.ok)
+    throw new Error((body as { error_description?: string }).error_description ?? `the provider answered ${response.status}`);
   return body as PublicKeyCredentialRequestOptionsJSON;
 }
 
@@ -49,19 +50,29 @@ export async function offerPasskey(details: Details, say: Say): Promise<void> {
   // The provider knows no passkey by the id the browser answered with last time: let the browser forget it.
   const unknown = section.dataset.unknownCredential;
   if (unknown) sendSignal({ signalName: 'unknownCredential', rpID: location.hostname, credentialID: unknown }).catch(() => {});
-  const autofill = await browserSupportsWebAuthnAutofill();
-  // Autofill waits in the passkey field until the person picks a passkey there (or the button cancels it).
+  // Autofill waits in the passkey field until the person picks a passkey there (or the button
+  // cancels it). Not offered again right after the provider refused an unknown passkey.
+  const autofill = !unknown && (await browserSupportsWebAuthnAutofill());
+  let run = 0;
+  let pending: Promise<void> | undefined;
   const listen = () => {
     if (!autofill) return;
-    requestOptions(details.uid)
-      .then((optionsJSON) => startAuthentication({ optionsJSON, useBrowserAutofill: true }))
-      .then((credential) => submit(credential, say))
+    const mine = ++run;
+    pending = requestOptions(details.uid)
+      .then((optionsJSON) => (mine === run ? startAuthentication({ optionsJSON, useBrowserAutofill: true }) : undefined))
+      .then((credential) => credential && submit(credential, say))
       .catch(() => {}); // cancelled by the button, or the person went another way
+  };
+  /** Ends the waiting autofill request before another one starts (a browser takes one at a time). */
+  const stopListening = async () => {
+    run++;
+    WebAuthnAbortService.cancelCeremony();
+    await pending;
   };
   const button = $('passkey-button') as HTMLButtonElement | null;
   button?.addEventListener('click', async () => {
     button.disabled = true;
-    WebAuthnAbortService.cancelCeremony();
+    await stopListening();
     try {
       say('Choose a passkey in the browser’s window…', 'busy');
       const credential = await startAuthentication({ optionsJSON: await requestOptions(details.uid) });
