@@ -597,3 +597,30 @@ describe('a gated account client that opted in: its conditions are checked again
     });
   });
 });
+
+describe('rate limits', () => {
+  it('challenges and answers count in the interaction rate limit: 429 with Retry-After', async () => {
+    const provider = await startTestProvider({ RATE_LIMIT_INTERACTION: '4' });
+    try {
+      const client = await registerPublicClient(provider.issuer, { account_subject: true } as never);
+      const jar = new CookieJar();
+      const interactionUrl = await startInteraction(jar, (await pkceAuthorization(client, { prompt: 'login' })).url);
+      const options = () =>
+        request(jar, new URL(`${interactionUrl.pathname}/passkey`, interactionUrl), { headers: { accept: 'application/json' } });
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await options()).status);
+      expect(statuses).toEqual([200, 200, 200, 200]);
+      const limited = await options();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      const answer = await passkeyHelpers(provider).post(jar, interactionUrl, {
+        id: 'AAAA',
+        type: 'public-key',
+        response: { clientDataJSON: 'e30' },
+      });
+      expect(answer.status).toBe(429);
+    } finally {
+      await provider.stop();
+    }
+  });
+});
