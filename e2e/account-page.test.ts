@@ -15,24 +15,14 @@ import {
   TEST_REDIRECT_URI,
   type TestProvider,
 } from '@signet/testkit';
-import axe from 'axe-core';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contextWithWallet, launchChromium, type WalletBehaviour } from './browser.ts';
+import { contextWithWallet, launchChromium, noSeriousViolations, type WalletBehaviour } from './browser.ts';
 import { addSolanaWallet, type SolanaWalletBehaviour } from './solana-wallet.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
-
-async function noSeriousViolations(page: Page) {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate(() =>
-    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
-  );
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-}
 
 describe('the account page in Chromium: one person, an Ethereum and a Solana wallet, one sub', () => {
   let provider: TestProvider;

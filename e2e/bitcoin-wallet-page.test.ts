@@ -17,13 +17,12 @@ import {
   TEST_REDIRECT_URI,
   type TestProvider,
 } from '@signet/testkit';
-import axe from 'axe-core';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBitcoinWallet, type BitcoinWalletBehaviour } from './bitcoin-wallet.ts';
-import { contextWithWallet, launchChromium, type WalletBehaviour } from './browser.ts';
+import { contextWithWallet, launchChromium, noSeriousViolations, type WalletBehaviour } from './browser.ts';
 import { startReferenceClient } from './reference-client.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
@@ -60,15 +59,6 @@ function wallets(browser: Browser) {
 
 const bitcoinButton = (page: Page) => page.locator('button.wallet', { hasText: '(Bitcoin)' });
 const bitcoinChunk = (requests: { url: string }[]) => requests.some((r) => /\/assets\/bitcoin-.*\.js$/.test(r.url));
-
-async function noSeriousViolations(page: Page) {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate(() =>
-    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
-  );
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-}
 
 describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the reference client)', () => {
   let provider: TestProvider;

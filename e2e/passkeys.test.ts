@@ -19,12 +19,11 @@ import {
   TEST_REDIRECT_URI,
   type TestProvider,
 } from '@signet/testkit';
-import axe from 'axe-core';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contextWithWallet, launchChromium, type WalletBehaviour } from './browser.ts';
+import { contextWithWallet, launchChromium, noSeriousViolations, type WalletBehaviour } from './browser.ts';
 
 type Credential = {
   credentialId: string;
@@ -34,15 +33,6 @@ type Credential = {
   userHandle?: string;
   signCount: number;
 };
-
-async function noSeriousViolations(page: Page) {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate(() =>
-    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
-  );
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-}
 
 /** A virtual authenticator on the page (a platform passkey provider: CTAP2, resident keys, user verification). */
 async function virtualAuthenticator(page: Page, credentials: Credential[] = []): Promise<{ cdp: CDPSession; id: string }> {

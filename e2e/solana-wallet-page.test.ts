@@ -16,12 +16,11 @@ import {
   TEST_REDIRECT_URI,
   type TestProvider,
 } from '@signet/testkit';
-import axe from 'axe-core';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contextWithWallet, launchChromium, type WalletBehaviour } from './browser.ts';
+import { contextWithWallet, launchChromium, noSeriousViolations, type WalletBehaviour } from './browser.ts';
 import { startReferenceClient } from './reference-client.ts';
 import { addSolanaWallet, type SolanaWalletBehaviour } from './solana-wallet.ts';
 
@@ -56,15 +55,6 @@ function wallets(browser: Browser) {
 }
 
 const solanaButton = (page: Page) => page.locator('button.wallet', { hasText: '(Solana)' });
-
-async function noSeriousViolations(page: Page) {
-  await page.evaluate(axe.source);
-  const results = await page.evaluate(() =>
-    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
-  );
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-}
 
 describe('Sign in with Solana on the wallet page (self-hosted profile, the reference client)', () => {
   let provider: TestProvider;

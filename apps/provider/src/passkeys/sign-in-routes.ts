@@ -89,25 +89,54 @@ async function verifyAnswer(services: Services, rp: RelyingParty, credential: Au
   return { passkey: used.passkey, account: used.account, amr: used.result } satisfies Verified;
 }
 
+/** A verified passkey: the grant for what the client asked, the sign-in's record, the result with its `amr`. */
+async function signIn(services: Services, loaded: LoadedInteraction, verified: Verified): Promise<string> {
+  const { store } = services;
+  const { passkey, account, amr } = verified;
+  const clientId = String(loaded.interaction.params.client_id);
+  // A gated client that opted in: the account's primary wallet must hold what it asks.
+  if (accessConditionsOf(clientFields(loaded.oidcClient))) {
+    const gate = await gateSubject(store, account.id, 'passkey');
+    await services.access.enforce(loaded.oidcClient, gate.accountId, gate.holder, gate.method);
+  }
+  return completeInteraction(store, loaded, async () => {
+    const signedInAt = Date.now();
+    // oidc-provider's account is the Signet account itself: no wallet signed.
+    const accountId = account.id;
+    const grantId = await grantAsAsked(services.provider(), loaded, accountId);
+    await saveSignIn(
+      store,
+      grantId,
+      { accountId, method: 'passkey', passkey: passkey.id, account: account.id, signedInAt },
+      TTL.Grant,
+    );
+    await recordPasskeySignIn(store, passkey.id, grantId);
+    await services.clients.usage.recordSignIn(clientId);
+    const login: SessionLogin = { account: account.id, passkey: passkey.id, accountId, signedInAt };
+    return { login: { accountId, remember: true, amr }, consent: { grantId }, signet: login };
+  });
+}
+
+/** The refusal: JSON, or the page with the error (naming an unknown passkey for the browser to forget). */
+function fail(services: Services, ctx: Context, error: HttpError, loaded?: LoadedInteraction, credentialId?: string) {
+  const page = !respondsWithJson(ctx);
+  sendError(ctx, error, {
+    wire: 'code',
+    page: page
+      ? () =>
+          renderInteractionPage(services, {
+            details: loaded?.details,
+            error: { code: error.code, message: error.message },
+            ...(error.code === 'PASSKEY_NOT_FOUND' && credentialId ? { unknownPasskey: credentialId } : {}),
+          })
+      : undefined,
+  });
+  if (page) services.security.pageHeaders(ctx, loaded?.details.resources[0]);
+}
+
 export function passkeySignInRoutes(router: Router, services: Services) {
   const { config, store, metrics, logger } = services;
   const load = (ctx: Context) => loadInteraction(ctx, services.provider(), config, ctx.params.uid as string);
-
-  function fail(ctx: Context, error: HttpError, loaded?: LoadedInteraction, credentialId?: string) {
-    const page = !respondsWithJson(ctx);
-    sendError(ctx, error, {
-      wire: 'code',
-      page: page
-        ? () =>
-            renderInteractionPage(services, {
-              details: loaded?.details,
-              error: { code: error.code, message: error.message },
-              ...(error.code === 'PASSKEY_NOT_FOUND' && credentialId ? { unknownPasskey: credentialId } : {}),
-            })
-        : undefined,
-    });
-    if (page) services.security.pageHeaders(ctx, loaded?.details.resources[0]);
-  }
 
   router.get('/interaction/:uid/passkey', async (ctx) => {
     ctx.set('cache-control', 'no-store');
@@ -128,33 +157,6 @@ export function passkeySignInRoutes(router: Router, services: Services) {
     }
   });
 
-  /** A verified passkey: the grant for what the client asked, the sign-in's record, the result with its `amr`. */
-  async function signIn(ctx: Context, loaded: LoadedInteraction, verified: Verified): Promise<string> {
-    const { passkey, account, amr } = verified;
-    const clientId = String(loaded.interaction.params.client_id);
-    // A gated client that opted in: the account's primary wallet must hold what it asks.
-    if (accessConditionsOf(clientFields(loaded.oidcClient))) {
-      const gate = await gateSubject(store, account.id, 'passkey');
-      await services.access.enforce(loaded.oidcClient, gate.accountId, gate.holder, gate.method);
-    }
-    return completeInteraction(store, loaded, async () => {
-      const signedInAt = Date.now();
-      // oidc-provider's account is the Signet account itself: no wallet signed.
-      const accountId = account.id;
-      const grantId = await grantAsAsked(services.provider(), loaded, accountId);
-      await saveSignIn(
-        store,
-        grantId,
-        { accountId, method: 'passkey', passkey: passkey.id, account: account.id, signedInAt },
-        TTL.Grant,
-      );
-      await recordPasskeySignIn(store, passkey.id, grantId);
-      await services.clients.usage.recordSignIn(clientId);
-      const login: SessionLogin = { account: account.id, passkey: passkey.id, accountId, signedInAt };
-      return { login: { accountId, remember: true, amr }, consent: { grantId }, signet: login };
-    });
-  }
-
   router.post('/interaction/:uid/passkey', async (ctx) => {
     let loaded: LoadedInteraction | undefined;
     let credentialId: string | undefined;
@@ -167,7 +169,7 @@ export function passkeySignInRoutes(router: Router, services: Services) {
       const rp = passkeyFor(services, loaded);
       const verified = await verifyAnswer(services, rp, credential, loaded.interaction.uid);
       progress.verified = { account: verified.account.id, method: 'passkey' };
-      const returnTo = await signIn(ctx, loaded, verified);
+      const returnTo = await signIn(services, loaded, verified);
       metrics.signIn('success', 'passkey');
       logger.info(
         { event: 'sign_in', sub: verified.account.id, client_id: loaded.interaction.params.client_id, method: 'passkey' },
@@ -185,7 +187,7 @@ export function passkeySignInRoutes(router: Router, services: Services) {
         'passkey sign-in refused',
       );
       auditRefusal(services.audit, ctx, loaded, progress, failure);
-      fail(ctx, failure, loaded, credentialId);
+      fail(services, ctx, failure, loaded, credentialId);
     }
   });
 }

@@ -175,7 +175,6 @@ export async function readCredential<T extends RegistrationResponseJSON | Authen
 function nameOf(value: unknown): { name?: string } {
   if (value === undefined || value === null || value === '') return {};
   const name = typeof value === 'string' ? value.trim().replace(/\s+/g, ' ') : undefined;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (name === undefined || name === '' || name.length > MAX_NAME_LENGTH || /[\u0000-\u001f\u007f]/.test(name)) {
     throw new HttpError('INVALID_REQUEST', `"name" must be text of at most ${MAX_NAME_LENGTH} characters`);
   }
