@@ -16,7 +16,7 @@ import {
   type TestProvider,
 } from '@signet/testkit';
 import * as oidc from 'openid-client';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextWithWallet, launchChromium, noSeriousViolations, type WalletBehaviour } from './browser.ts';
