@@ -6,8 +6,8 @@
 
 import type { BitcoinNetwork } from '@signet/siwb/message';
 import type { SolanaNetwork } from '@signet/siws/message';
-import type { DocumentView } from '../clients/metadata-documents/index.ts';
 import { passkeyRpId } from '../accounts/passkeys.ts';
+import type { DocumentView } from '../clients/metadata-documents/index.ts';
 import type { ClientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { deviceVerificationUri, isDeviceInteraction } from '../device/paths.ts';
