@@ -64,10 +64,10 @@ describe.each(
       await seed(from);
       const first = await copyStorage(from, to);
       expect(first).toEqual({
-        clients: { copied: 3, unchanged: 0, overwritten: 0 },
-        keys: { copied: 2, unchanged: 0, overwritten: 0 },
-        // Accounts never expire: they move with clients and keys.
-        accounts: { copied: 3, unchanged: 0, overwritten: 0 },
+        clients: { items: 1, records: 3, copied: 3, unchanged: 0, overwritten: 0 },
+        keys: { items: 2, records: 2, copied: 2, unchanged: 0, overwritten: 0 },
+        // Accounts never expire: they move with clients and keys (an account, its wallet's link, its passkey).
+        accounts: { items: 1, records: 3, copied: 3, unchanged: 0, overwritten: 0 },
       });
       expect(await to.get('wallet:eip155:0:0x1')).toBe('acct_1');
       expect(await to.get('passkey:cred1')).toBe('{"id":"cred1","account":"acct_1","publicKey":"pQ","counter":3}');
@@ -77,10 +77,10 @@ describe.each(
         undefined,
       ]);
       const withSessions = await copyStorage(from, to, { sessions: true });
-      expect(withSessions.sessions).toEqual({ copied: 5, unchanged: 0, overwritten: 0 });
+      expect(withSessions.sessions).toEqual({ items: 1, records: 5, copied: 5, unchanged: 0, overwritten: 0 });
       expect(await to.members('passkey-grants:cred1')).toEqual(['g1']);
       expect(await to.get('passkey-challenge:ch1')).toBeUndefined();
-      expect(withSessions.clients).toEqual({ copied: 0, unchanged: 3, overwritten: 0 });
+      expect(withSessions.clients).toEqual({ items: 1, records: 3, copied: 0, unchanged: 3, overwritten: 0 });
       expect(await to.members('oidc:grant:g1')).toEqual(['oidc:RefreshToken:r1']);
       expect(await to.getMany(['rl:token:127.0.0.1:1', 'ens:1:account:0xabc'])).toEqual([undefined, undefined]);
       const copied = new Map((await to.entries?.(''))?.map((entry) => [entry.key, entry]));
@@ -98,7 +98,13 @@ describe.each(
       await expect(copyStorage(from, to)).rejects.toThrow(
         /different values under 1 of the keys to copy \(keys:signing\).*--force/,
       );
-      expect((await copyStorage(from, to, { force: true })).keys).toEqual({ copied: 0, unchanged: 1, overwritten: 1 });
+      expect((await copyStorage(from, to, { force: true })).keys).toEqual({
+        items: 2,
+        records: 2,
+        copied: 0,
+        unchanged: 1,
+        overwritten: 1,
+      });
       expect(await to.get('keys:signing')).toBe('[{"kid":"k1"}]');
     } finally {
       await Promise.all([from.close(), to.close()]);
