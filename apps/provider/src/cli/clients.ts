@@ -89,8 +89,8 @@ export const clientCommands: Record<string, Command> = {
                                     "Register a client")
   --passkey-sign-in <on|off>        with --account-subject: whether a passkey of the person's
                                     account may sign in (default: on, off for a client with
-                                    access conditions or account namespaces; docs/relying-parties.md,
-                                    "Passkey sign-ins")
+                                    access conditions or account namespaces;
+                                    docs/relying-parties.md, "Passkey sign-ins")
   --json                            print JSON
 
 The client secret is printed once and never again: store it now.`,
