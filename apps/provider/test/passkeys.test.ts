@@ -65,7 +65,7 @@ const key = () => privateKeyToAccount(generatePrivateKey());
 type Json = Record<string, unknown>;
 
 /** The account page's requests and a passkey's ceremonies, against one provider. */
-export function passkeyHelpers(provider: TestProvider) {
+function passkeyHelpers(provider: TestProvider) {
   const origin = new URL(provider.url).origin;
   const call = (jar: CookieJar, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(jar, new URL(path, provider.url), {
