@@ -132,6 +132,7 @@ describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s prof
     account = await walletContext.newPage();
     authenticator = await virtualAuthenticator(account);
     await account.goto(`${provider.url}/account`);
+    await account.waitForSelector('#passkeys[data-ready]');
     await account.fill('#passkey-name', 'Work laptop');
     await Promise.all([account.waitForEvent('load'), account.locator('#passkey-add button[type=submit]').click()]);
     await account.waitForSelector('li[data-passkey]');
@@ -208,6 +209,8 @@ describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s prof
       page = await page.context().newPage();
       await page.goto(`${provider.url}/account`);
       expect(await page.textContent('.wallet-list')).toContain(ethereum.account.address);
+      // The page's script has found (no) wallets and bound its buttons.
+      await page.waitForFunction(() => !document.querySelector('#wallets noscript'));
       page.once('dialog', (dialog) => dialog.accept());
       const [refused] = await Promise.all([
         page.waitForResponse((response) => response.request().method() === 'DELETE'),
@@ -228,6 +231,7 @@ describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s prof
 
   it('removes the passkey on /account; it then signs nobody in', async () => {
     await account.goto(`${provider.url}/account`);
+    await account.waitForSelector('#passkeys[data-ready]');
     await Promise.all([account.waitForEvent('load'), account.locator('button[data-passkey-action="remove"]').click()]);
     await account.waitForSelector('#passkeys');
     expect(await account.locator('li[data-passkey]').count()).toBe(0);

@@ -95,4 +95,6 @@ export function bindPasskeys(state: PasskeyState | undefined, hooks: PasskeyHook
       );
     });
   }
+  // Its controls work from now on (tests wait for this).
+  $('passkeys')?.setAttribute('data-ready', '');
 }
