@@ -247,7 +247,7 @@ describe('moving a deployment to PostgreSQL (signet storage copy)', () => {
       const again = JSON.parse(
         cli(['storage', 'copy', '--from', from.STORAGE_URL, '--to', target.url, '--sessions', '--json'], from).stdout,
       );
-      expect(again.keys).toEqual({ copied: 0, unchanged: 3, overwritten: 0 });
+      expect(again.keys).toEqual({ items: 3, records: 3, copied: 0, unchanged: 3, overwritten: 0 });
 
       const moved = await startReplica({ ...from, STORAGE_URL: target.url }, port);
       try {

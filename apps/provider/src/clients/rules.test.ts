@@ -6,7 +6,7 @@ describe('clientFields', () => {
   it("reads the same values as oidc-provider's metadata(), for recognised and extra metadata", () => {
     const provider = new Provider('http://localhost:3000', {
       extraClientMetadata: {
-        properties: ['access_conditions', 'ens_email', 'synthetic_email_domain', 'account_namespaces', 'account_subject'],
+        properties: ['access_conditions', 'ens_email', 'synthetic_email_domain', 'account_namespaces', 'account_subject', 'passkey_sign_in'],
       },
     });
     const Client = provider.Client as unknown as new (
@@ -26,6 +26,7 @@ describe('clientFields', () => {
       synthetic_email_domain: 'wallet.example.com',
       account_namespaces: ['solana'],
       account_subject: true,
+      passkey_sign_in: true,
     });
     const fields = clientFields(client);
     const metadata = client.metadata();
