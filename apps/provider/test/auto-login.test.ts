@@ -55,6 +55,7 @@ for (const profile of ['self-hosted', 'hosted'] as const) {
     const account = privateKeyToAccount(generatePrivateKey());
     const SECOND_REDIRECT = 'http://127.0.0.1:4999/second';
     const OTHER_REDIRECT = 'http://127.0.0.1:4998/callback';
+    const RIDER_REDIRECT = 'http://127.0.0.1:4997/callback';
 
     beforeAll(async () => {
       provider = await startTestProvider({ PROFILE: profile, CHAIN_IDS: '1,10' });
@@ -77,8 +78,15 @@ for (const profile of ['self-hosted', 'hosted'] as const) {
         signature: await account.signMessage({ message: text }),
       });
       expect(response.status, await response.clone().text()).toBe(303);
-      if (!extra.prompt) await followToClient(jar, interactionUrl, response.headers.get('location') as string);
+      await followToClient(jar, interactionUrl, response.headers.get('location') as string);
       return { message: parseSiweMessage(text), text, details };
+    }
+
+    /** prompt=none in `jar`'s session: where the provider sends the browser (a code or an error). */
+    async function silentAuthorization(config: oidc.Configuration, jar: CookieJar, redirectUri: string) {
+      const { url } = await pkceAuthorization(config, { prompt: 'none', redirect_uri: redirectUri });
+      const start = new URL(url);
+      return followToClient(jar, start, start.href);
     }
 
     it('the policy from the first sign-in covers the second (another nonce, another time, another allowed chain)', async () => {
@@ -109,6 +117,37 @@ for (const profile of ['self-hosted', 'hosted'] as const) {
       const secondRedirect = await signIn(client, new CookieJar(), { redirect_uri: SECOND_REDIRECT });
       expect(secondRedirect.message.resources).toEqual([SECOND_REDIRECT]);
       expect(shouldAutoSign(secondRedirect.message, policy)).toBe(false);
+    });
+
+    it('a client registered with another client’s redirect URI rides its policy once, and gets no silent code at its own', async () => {
+      const policy = policyFrom((await signIn(client, new CookieJar())).message, [1, 10]);
+      // Open registration lets a client list the shop's redirect URI beside its own.
+      const rider = await registerPublicClient(provider.url, {
+        client_name: 'Rider',
+        redirect_uris: [TEST_REDIRECT_URI, RIDER_REDIRECT],
+      });
+      const jar = new CookieJar();
+      // The wallet auto-signs the rider's message for the shop's redirect URI (the code goes there: useless to the rider).
+      const ride = await signIn(rider, jar, { redirect_uri: TEST_REDIRECT_URI, prompt: 'consent' });
+      expect(shouldAutoSign(ride.message, policy)).toBe(true);
+      // In that session, a silent authorization to the rider's own redirect URI gets no code.
+      const silent = await silentAuthorization(rider, jar, RIDER_REDIRECT);
+      expect(`${silent.origin}${silent.pathname}`).toBe(RIDER_REDIRECT);
+      expect(silent.searchParams.get('code')).toBeNull();
+      expect(silent.searchParams.get('error')).toBe('login_required');
+      // Silently again to the redirect URI it was signed for: a code (the session itself is fine).
+      expect((await silentAuthorization(rider, jar, TEST_REDIRECT_URI)).searchParams.get('code')).toBeTruthy();
+    });
+
+    it('a client with two redirect URIs: a signature for each once, then silent codes at both', async () => {
+      const jar = new CookieJar();
+      await signIn(client, jar);
+      expect((await silentAuthorization(client, jar, TEST_REDIRECT_URI)).searchParams.get('code')).toBeTruthy();
+      expect((await silentAuthorization(client, jar, SECOND_REDIRECT)).searchParams.get('error')).toBe('login_required');
+      await signIn(client, jar, { redirect_uri: SECOND_REDIRECT, prompt: 'login' });
+      for (const redirectUri of [SECOND_REDIRECT, TEST_REDIRECT_URI]) {
+        expect((await silentAuthorization(client, jar, redirectUri)).searchParams.get('code'), redirectUri).toBeTruthy();
+      }
     });
   });
 }

@@ -127,6 +127,7 @@ function signInPolicy(access: AccessGate | undefined, store: Store, subjectOf: S
       index,
     );
   }
+  login?.checks.add(signedRedirectUriCheck(store));
   if (!access) return policy;
   login?.checks.add(
     new Check('access_conditions', "the account does not meet this client's access conditions", 'login_required', async (ctx) => {
@@ -149,6 +150,33 @@ function signInPolicy(access: AccessGate | undefined, store: Store, subjectOf: S
     }),
   );
   return policy;
+}
+
+/**
+ * A wallet's signature covers the redirect URI its message named (ERC-8019 auto-login policies
+ * are recorded per redirect URI): a session's grant signed for other redirect URIs of the client
+ * gives no silent code to this one (prompt=none: login_required); the person signs again, and
+ * that sign-in's record covers both. Passkey and device sign-ins, and records of earlier
+ * versions, name no redirect URI and are not asked.
+ */
+function signedRedirectUriCheck(store: Store) {
+  const { Check } = interactionPolicy;
+  return new Check(
+    'redirect_uri_not_signed_for',
+    'the wallet signed this session in for another redirect URI of this client',
+    'login_required',
+    async (ctx) => {
+      const { oidc } = ctx;
+      const redirectUri = oidc.params?.redirect_uri;
+      if (!oidc.session?.accountId || !oidc.client || typeof redirectUri !== 'string') return Check.NO_NEED_TO_PROMPT;
+      if ((oidc.result as { login?: unknown } | undefined)?.login) return Check.NO_NEED_TO_PROMPT;
+      const record = await loadSignIn(store, oidc.session.grantIdFor(oidc.client.clientId));
+      if (record?.redirectUris === undefined) return Check.NO_NEED_TO_PROMPT;
+      return record.accountId === oidc.session.accountId && record.redirectUris.includes(redirectUri)
+        ? Check.NO_NEED_TO_PROMPT
+        : Check.REQUEST_PROMPT;
+    },
+  );
 }
 
 export function createProvider({

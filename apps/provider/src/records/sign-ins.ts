@@ -43,7 +43,18 @@ export type SignInRecord = {
   account?: string;
   /** A passkey sign-in: the passkey's credential id (accounts/passkeys.ts). */
   passkey?: string;
+  /**
+   * A wallet's sign-in through the authorization endpoint: the redirect URIs its signed messages
+   * named as their resource, in this browser session with this client (the one just signed for,
+   * and those signed for before in the same session by the same account). A silent authorization
+   * to another redirect URI asks for a signature (oidc/provider.ts, signInPolicy). Absent for a
+   * passkey, a device sign-in and in records of earlier versions.
+   */
+  redirectUris?: string[];
 };
+
+/** How many redirect URIs a session's sign-in record keeps for one client. */
+export const MAX_SIGNED_REDIRECT_URIS = 20;
 
 const recordKey = (grantId: string) => `signin:${grantId}`;
 
@@ -55,4 +66,20 @@ export async function loadSignIn(store: Store, grantId: string | undefined): Pro
   if (!grantId) return undefined;
   const raw = await store.get(recordKey(grantId));
   return raw === undefined ? undefined : (JSON.parse(raw) as SignInRecord);
+}
+
+/**
+ * The redirect URIs a wallet's sign-in record keeps (SignInRecord.redirectUris): the one this
+ * sign-in's message named, and those the session's previous grant for this client was signed for
+ * when the same account signed it. Undefined without a redirect URI (a device sign-in).
+ */
+export async function signedRedirectUris(
+  store: Store,
+  redirectUri: string | undefined,
+  previous: { grantId?: string; accountId: string },
+): Promise<string[] | undefined> {
+  if (redirectUri === undefined) return undefined;
+  const before = await loadSignIn(store, previous.grantId);
+  const kept = before?.accountId === previous.accountId ? (before.redirectUris ?? []) : [];
+  return [redirectUri, ...kept.filter((uri) => uri !== redirectUri)].slice(0, MAX_SIGNED_REDIRECT_URIS);
 }

@@ -21,6 +21,8 @@ export type LoadedInteraction = {
     params: Record<string, unknown>;
     prompt: { name: string };
     result?: Record<string, unknown>;
+    /** The session's grant for this client when it had one before this interaction (oidc-provider's). */
+    grantId?: string;
     returnTo: string;
     save(ttlSeconds: number): Promise<unknown>;
   };
@@ -166,6 +168,12 @@ export async function completeInteraction(
     await store.delete(key).catch(() => {});
     throw error;
   }
+}
+
+/** The redirect URI an authorization request's sign-in is for (none for a device sign-in). */
+export function redirectUriOf(loaded: LoadedInteraction): string | undefined {
+  const uri = loaded.interaction.params.redirect_uri;
+  return typeof uri === 'string' ? uri : undefined;
 }
 
 /**

@@ -16,11 +16,11 @@ import { TTL } from '../deployment/lifetimes.ts';
 import { HttpError, sendError, toHttpError } from '../errors.ts';
 import { bodyIs, prefersJson } from '../http/negotiation.ts';
 import { requestFields } from '../observability/audit.ts';
-import { saveSignIn } from '../records/sign-ins.ts';
+import { saveSignIn, signedRedirectUris } from '../records/sign-ins.ts';
 import type { Services } from '../services.ts';
 import { auditRefusal, auditSignIn, type SignInProgress } from './audit.ts';
 import { readSignedMessage } from './body.ts';
-import { completeInteraction, grantAsAsked, type LoadedInteraction, loadInteraction } from './load.ts';
+import { completeInteraction, grantAsAsked, type LoadedInteraction, loadInteraction, redirectUriOf } from './load.ts';
 import { renderInteractionPage } from './page.ts';
 import { type SignedBody, verifySigner } from './verify.ts';
 
@@ -93,8 +93,12 @@ export function interactionRoutes(router: Router, services: Services) {
       // The Signet account the wallet belongs to (a new one at its first sign-in).
       const { account, created } = await accountForSignIn(store, signer.wallet, signedInAt);
       if (created) services.audit.write('account.created', { account: account.id, wallet: signer.wallet, ...requestFields(ctx) });
+      const redirectUris = await signedRedirectUris(store, redirectUriOf(loaded), {
+        grantId: interaction.grantId,
+        accountId,
+      });
       const grantId = await grantAsAsked(provider, loaded, accountId);
-      await saveSignIn(store, grantId, { ...signer, account: account.id, signedInAt }, TTL.Grant);
+      await saveSignIn(store, grantId, { ...signer, account: account.id, signedInAt, redirectUris }, TTL.Grant);
       await recordWalletSignIn(store, signer.wallet, grantId, {
         name: signer.ensName,
         avatar: signer.avatar,
