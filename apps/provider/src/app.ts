@@ -35,7 +35,7 @@ import { auditProviderEvents, createAuditLog } from './observability/audit.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { operationsRoutes } from './observability/operations.ts';
-import { NO_TRACING, startTracing } from './observability/tracing.ts';
+import { NO_TRACING, startTracing, type Tracing } from './observability/tracing.ts';
 import { clientManagementPath } from './oidc/client-management.ts';
 import { discoveryValues } from './oidc/discovery.ts';
 import {
@@ -95,15 +95,10 @@ async function validateStaticClients(provider: Provider, config: Config) {
   }
 }
 
-export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
-  const logger = options.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
-  if (config.storage.kind === 'memory') {
-    logger.warn('STORAGE_URL=memory: everything is lost when this process stops; use it for tests only');
-  }
-  // Tracing first: when on, storage operations and RPC requests are recorded too.
-  const tracing = config.tracing.enabled ? await startTracing(config.tracing) : NO_TRACING;
+/** The storage, counted, traced and batched per request; refused at start when it does not answer. */
+async function openStore(config: Config, logger: Logger, metrics: Metrics, tracing: Tracing, given?: Store) {
   const rawStore =
-    options.store ??
+    given ??
     (await createStore(config, {
       warn: (message) => logger.warn(message),
       cacheClients: (active, reason) => {
@@ -115,7 +110,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         else logger.info({ reason }, `client records read from ${how.from} on every request`);
       },
     }));
-  const metrics: Metrics = createMetrics();
   // Each operation that reaches the storage is counted (/metrics). A request's writes are stored
   // together at its end (one transaction, one round trip); the memory store (tests) has neither
   // to save.
@@ -136,15 +130,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await store.close();
     throw error;
   }
+  return store;
+}
 
-  const audit = createAuditLog(config.auditLog);
-  // Client logos are served by the provider (/logo/<client_id>): pages load nothing from third parties.
-  const security = createSecurity({
-    hsts: config.origin.startsWith('https:'),
-    ...(config.walletConnectProjectId
-      ? { connectSources: WALLETCONNECT_SOURCES.connect, frameSources: WALLETCONNECT_SOURCES.frame }
-      : {}),
-  });
+/** The chains (signature checks, access conditions) and ENS, over the configured RPC nodes. */
+function onchain(config: Config, store: Store, logger: Logger, metrics: Metrics, tracing: Tracing) {
   const chains = createChainRegistry(config.rpcUrls, {
     timeoutMs: config.rpcTimeoutMs,
     signatureVerifiers: config.signatureVerifiers,
@@ -163,6 +153,38 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     onLookup: (outcome) => metrics.ensLookup(outcome),
     fetchFn: tracing.rpcFetch?.(1),
   });
+  return { chains, access, ens };
+}
+
+/** Looks every `refreshMs` for keys rotated by another process (0: never); the timer, for close. */
+function watchKeys(reloadKeys: () => Promise<boolean>, logger: Logger, refreshMs: number) {
+  if (refreshMs <= 0) return undefined;
+  const timer = setInterval(() => {
+    reloadKeys().catch((error) => logger.warn({ err: error }, 'could not check for rotated signing keys'));
+  }, refreshMs);
+  timer.unref();
+  return timer;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
+  if (config.storage.kind === 'memory') {
+    logger.warn('STORAGE_URL=memory: everything is lost when this process stops; use it for tests only');
+  }
+  // Tracing first: when on, storage operations and RPC requests are recorded too.
+  const tracing = config.tracing.enabled ? await startTracing(config.tracing) : NO_TRACING;
+  const metrics: Metrics = createMetrics();
+  const store = await openStore(config, logger, metrics, tracing, options.store);
+
+  const audit = createAuditLog(config.auditLog);
+  // Client logos are served by the provider (/logo/<client_id>): pages load nothing from third parties.
+  const security = createSecurity({
+    hsts: config.origin.startsWith('https:'),
+    ...(config.walletConnectProjectId
+      ? { connectSources: WALLETCONNECT_SOURCES.connect, frameSources: WALLETCONNECT_SOURCES.frame }
+      : {}),
+  });
+  const { chains, access, ens } = onchain(config, store, logger, metrics, tracing);
   const limits = createRateLimits(store, config, logger, metrics);
   const clients = await startClientHousekeeping(config, store, logger);
   const assets = webAssets();
@@ -228,14 +250,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger.info({ kids: keys.map((k) => k.kid) }, 'signing keys changed; provider reloaded');
     return true;
   };
-  const refreshMs = options.keyRefreshMs ?? 30_000;
-  const timer =
-    refreshMs > 0
-      ? setInterval(() => {
-          reloadKeys().catch((error) => logger.warn({ err: error }, 'could not check for rotated signing keys'));
-        }, refreshMs)
-      : undefined;
-  timer?.unref();
+  const timer = watchKeys(reloadKeys, logger, options.keyRefreshMs ?? 30_000);
 
   return {
     handler: (req, res) => current.handler(req, res),

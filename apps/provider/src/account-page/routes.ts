@@ -55,13 +55,32 @@ const walletsView = (account: Account) =>
     linked_at: new Date(wallet.linkedAt).toISOString(),
   }));
 
+/** What every group of the account's routes works with. */
+type RouteContext = {
+  router: Router;
+  services: Services;
+  deps: ReturnType<typeof sessionDepsOf>;
+  handlers: ReturnType<typeof accountHandlers>;
+  revocation: () => ReturnType<typeof revocationOf>;
+};
+
 export function accountRoutes(router: Router, services: Services) {
-  const { config, store, audit } = services;
-  const deps = sessionDepsOf(services);
-  const revocation = () => revocationOf(services);
+  const routes: RouteContext = {
+    router,
+    services,
+    deps: sessionDepsOf(services),
+    handlers: accountHandlers(services),
+    revocation: () => revocationOf(services),
+  };
+  pageRoute(routes);
+  proofRoutes(routes);
+  walletRoutes(routes);
+  accountEndRoutes(routes);
+}
 
-  const { change, read } = accountHandlers(services);
-
+/** GET /account: the page, or the account's wallets and passkeys as JSON. */
+function pageRoute({ router, services, deps }: RouteContext) {
+  const { store } = services;
   router.get('/account', async (ctx) => {
     ctx.set('cache-control', 'no-store');
     const session = await accountSession(ctx, deps).catch((error) => {
@@ -90,7 +109,12 @@ export function accountRoutes(router: Router, services: Services) {
     ctx.body = renderAccountPage(services, { account: session?.account, profiles, passkeys, proofs: session?.proofs ?? {} });
     services.security.pageHeaders(ctx);
   });
+}
 
+/** /account/reauth: a wallet of the account proves itself (or signs in to this page). */
+function proofRoutes({ router, services, deps, handlers }: RouteContext) {
+  const { config, store, audit } = services;
+  const { change, read } = handlers;
   router.get(
     '/account/reauth',
     read(async (ctx) => {
@@ -132,7 +156,12 @@ export function accountRoutes(router: Router, services: Services) {
       ctx.body = { account: account.id, wallet: signer.wallet };
     }),
   );
+}
 
+/** Linking, removing and choosing the primary wallet. */
+function walletRoutes({ router, services, deps, handlers, revocation }: RouteContext) {
+  const { config, store, audit } = services;
+  const { change, read } = handlers;
   router.get(
     '/account/link',
     read(async (ctx) => {
@@ -217,7 +246,12 @@ export function accountRoutes(router: Router, services: Services) {
       ctx.status = 204;
     }),
   );
+}
 
+/** Deleting the account, and signing this browser out of it. */
+function accountEndRoutes({ router, services, deps, handlers, revocation }: RouteContext) {
+  const { store, audit } = services;
+  const { change } = handlers;
   router.delete(
     '/account',
     change(async (ctx) => {
