@@ -155,7 +155,9 @@ async function flow(client: string, signer: ReturnType<typeof wallet>, target: s
   await userinfo.arrayBuffer();
 }
 
-const signers = Array.from({ length: concurrency }, () => wallet());
+/** WALLETS distinct wallets (at least one per worker), each flow the next: many accounts, as in production. */
+const signers = Array.from({ length: Math.max(concurrency, Number(process.env.WALLETS ?? 256)) }, () => wallet());
+let nextSigner = 0;
 
 /** `count` flows, `concurrency` at a time; worker i drives targets[i % n], or every worker targets[only]. */
 async function run(clients: string[], count: number, only?: number) {
@@ -166,7 +168,6 @@ async function run(clients: string[], count: number, only?: number) {
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
-      const signer = signers[worker] as ReturnType<typeof wallet>;
       const index = only ?? worker % targets.length;
       const server = targets[index] as string;
       const client = (separate ? clients[index] : clients[0]) as string;
@@ -174,6 +175,7 @@ async function run(clients: string[], count: number, only?: number) {
         next += 1;
         const t = performance.now();
         try {
+          const signer = signers[nextSigner++ % signers.length] as ReturnType<typeof wallet>;
           await flow(pickClient(client), signer, server, modeOf(index));
           latencies.push(performance.now() - t);
           perTarget[index] = (perTarget[index] ?? 0) + 1;

@@ -3,8 +3,8 @@
  * bare oidc-provider doing the same authorization-code flow with a trivial interaction
  * (bare-provider.mjs), on each storage: memory, SQLite, Redis. The server is pinned to core 0
  * and the load driver (flow-driver.ts) runs in its own process pinned to core 1; CPU per flow
- * is the server process's user + system time (/proc) over the measured flows. Each
- * configuration runs `FLOW_REPEATS` times; the table shows medians and the spread of flows/s.
+ * is the server process's user + system time (/proc) over the measured flows. The servers and
+ * the driver live here; the sign-in benchmark itself is sign-ins.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -16,28 +16,9 @@ import { freePort } from '@signet/testkit/ports';
 import { POSTGRES_URL, postgresSchema, sql } from '@signet/testkit/postgres';
 import { redisCommand } from '@signet/testkit/redis';
 import type { Check, Section } from './report.ts';
-import { median, percentile } from './stats.ts';
+import { median } from './stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-/**
- * The flow benchmark's rounds: every server runs `FLOWS` flows per round, one after another, and
- * each ratio is the median of per-round ratios. On this shared host a server's speed drifts over
- * tens of seconds, so two servers measured half a minute apart differ by ±15 %: the goals are
- * checked on the alternating measurement below, and the rounds (three, each costing a driver start
- * per server, ~2.5 s) give the table and the ratios reported beside the goals.
- */
-const FLOWS = Number(process.env.BENCH_FLOWS ?? 1200);
-const FLOW_REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
-/**
- * The alternating measurement (flowBenchmark), on which the goals are checked: Signet on each
- * storage and the bare provider on the same routes (memory storage) driven by one driver in turn,
- * `ALTERNATE` flows at a time, `FLOWS` each per round, for `ALTERNATING_ROUNDS` rounds. Each still
- * has the core to itself while it runs, as in the rounds, but they take turns every half second or
- * so instead of every half minute, so a drift of this shared host's speed (±15 % between runs
- * minutes apart) falls on all of them alike.
- */
-const ALTERNATING_ROUNDS = Number(process.env.BENCH_ALTERNATING_ROUNDS ?? 5);
-const ALTERNATE = Number(process.env.BENCH_ALTERNATE ?? 100);
 /** Flows per run of the scaling, tracing and build-comparison benchmarks (the whole run stays under 10 minutes). */
 const SIDE_FLOWS = Number(process.env.BENCH_FLOWS ?? 1000);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -47,10 +28,10 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
  * longer than the bare provider, which has less code: measured from a cold start, the ratio
  * said more about warm-up than about a running server.
  */
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
+export const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
 // Concurrency 16: the load the goals are stated for (several concurrencies: BENCH_CONCURRENCY=16,64).
-const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16').split(',').map(Number);
-const STORAGES = (process.env.BENCH_STORAGES ?? 'memory,sqlite,redis,postgres').split(',') as Storage[];
+export const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16').split(',').map(Number);
+export const STORAGES = (process.env.BENCH_STORAGES ?? 'memory,sqlite,redis,postgres').split(',') as Storage[];
 const TICK_MS = 10;
 export const STORAGE_NAMES: Record<Storage, string> = {
   memory: 'memory',
@@ -61,15 +42,15 @@ export const STORAGE_NAMES: Record<Storage, string> = {
 
 export type Storage = 'memory' | 'sqlite' | 'redis' | 'postgres';
 /** One server's figures in one round of the alternating measurement, with every flow's latency (ms). */
-type Figures = { flowsPerSecond: number; cpuMsPerFlow: number; p99: number; latencies?: number[] };
+export type Figures = { flowsPerSecond: number; cpuMsPerFlow: number; p99: number; latencies?: number[] };
 /**
  * bare: the bare provider signing in on one unchecked GET of the interaction (round 1's
  * baseline); bare-page: the same provider on Signet's two interaction routes — a GET of the
  * details, then a POST of a message and signature that it reads and does not check (the
  * baseline of performance round 2: "the same routes and an interaction that checks nothing").
  */
-type Impl = 'signet' | 'bare' | 'bare-page';
-type Run = {
+export type Impl = 'signet' | 'bare' | 'bare-page';
+export type Run = {
   flowsPerSecond: number;
   p50: number;
   p99: number;
@@ -98,7 +79,7 @@ export type Probe = () => Promise<Record<string, number>>;
  * (signet_storage_operations_total: an SQLite statement or transaction, a Redis command or
  * pipeline) and the writes inside batches.
  */
-const storageProbe =
+export const storageProbe =
   (url: string): Probe =>
   async () => {
     const text = await (await fetch(`${url}/metrics`)).text();
@@ -112,7 +93,7 @@ const storageProbe =
   };
 
 /** Commands the Redis server itself processed (INFO stats), whoever sent them: one server runs at a time. */
-const redisProbe: Probe = async () => {
+export const redisProbe: Probe = async () => {
   const info = (await redisCommand(6379, 'INFO stats')) ?? '';
   return { redisCommands: Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN) };
 };
@@ -122,12 +103,12 @@ const redisProbe: Probe = async () => {
  * a time. Redis: INFO cpu. PostgreSQL: every process of this machine named postgres (the
  * postmaster, the backends and the background writers; the benchmark's PostgreSQL is local).
  */
-const redisCpuProbe: Probe = async () => {
+export const redisCpuProbe: Probe = async () => {
   const info = (await redisCommand(6379, 'INFO cpu')) ?? '';
   const seconds = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
   return { serverCpuMs: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000 };
 };
-const postgresCpuProbe: Probe = async () => {
+export const postgresCpuProbe: Probe = async () => {
   // NaN (shown as –) when no process here is PostgreSQL's: a POSTGRES_URL on another machine.
   let ms = Number.NaN;
   for (const pid of readdirSync('/proc')) {
@@ -158,12 +139,12 @@ const postgresProbe: Probe = async () => {
   return { postgresTransactions: Number(row?.commits ?? Number.NaN) };
 };
 
-const both =
+export const both =
   (...probes: Probe[]): Probe =>
   async () =>
     Object.assign({}, ...(await Promise.all(probes.map((probe) => probe()))));
 
-const status = (pid: number, field: 'VmRSS' | 'VmHWM') =>
+export const status = (pid: number, field: 'VmRSS' | 'VmHWM') =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
 
 /** utime + stime of a process, in ms. */
@@ -396,328 +377,6 @@ export function drive(
       if (code !== 0) reject(new Error(`driver exited ${code}: ${err}`));
     });
   });
-}
-
-export async function flowBenchmark(): Promise<Section> {
-  const dir = mkdtempSync(join(tmpdir(), 'signet-flow-'));
-  const rows: string[][] = [];
-  const checks: Check[] = [];
-  const storageRows: string[][] = [];
-  // Every configuration (Signet and the bare provider on each storage) runs at once and they take
-  // turns within each round, so a slower or faster spell of this shared machine falls on all of
-  // them alike, and every ratio, across storages too, is one of runs made in the same round.
-  // Signet on memory and its goal baseline (the bare provider on the same routes) side by side in
-  // the order, so each round measures them seconds apart.
-  const configs = STORAGES.flatMap((storage) =>
-    (storage === 'memory' ? (['signet', 'bare-page', 'bare'] as Impl[]) : (['signet', 'bare'] as Impl[])).map((impl) => ({
-      impl,
-      storage,
-    })),
-  );
-  const keyOf = (impl: Impl, storage: Storage) => `${impl}:${storage}`;
-  const servers = new Map<string, Awaited<ReturnType<typeof startServer>>>();
-  const runs = new Map<string, Run[]>(); // `${impl}:${storage}@${concurrency}`, one run per round
-  /** The alternating measurement's servers, and each one's figures per round (`impl:storage`). */
-  const alternating = (
-    [
-      ['signet', 'memory'],
-      ['bare-page', 'memory'],
-      ['signet', 'sqlite'],
-      ['signet', 'redis'],
-      ['signet', 'postgres'],
-    ] as [Impl, Storage][]
-  ).filter(([, storage]) => STORAGES.includes(storage));
-  const alternatingRuns = new Map<string, Figures[]>();
-  const peaks = new Map<string, number>();
-  try {
-    try {
-      for (const { impl, storage } of configs) servers.set(keyOf(impl, storage), await startServer(impl, storage, dir));
-      const serverOf = (impl: Impl, storage: Storage) =>
-        servers.get(keyOf(impl, storage)) as Awaited<ReturnType<typeof startServer>>;
-      for (const { impl, storage } of configs) {
-        const server = serverOf(impl, storage);
-        await drive(impl, server.url, CONCURRENCY[0] ?? 16, [server.child.pid as number], '1', WARMUP);
-      }
-      for (const concurrency of CONCURRENCY) {
-        for (let i = 0; i < FLOW_REPEATS; i++) {
-          // Each round starts one configuration later, so none is always first or last.
-          const order = configs.map((_, k) => configs[(k + i) % configs.length] as (typeof configs)[number]);
-          for (const { impl, storage } of order) {
-            const server = serverOf(impl, storage);
-            const serverProbes =
-              storage === 'redis' ? [redisProbe, redisCpuProbe] : storage === 'postgres' ? [postgresCpuProbe] : [];
-            const probe =
-              impl === 'signet'
-                ? both(storageProbe(server.url), ...serverProbes)
-                : serverProbes.length > 0
-                  ? both(...serverProbes)
-                  : undefined;
-            const key = `${keyOf(impl, storage)}@${concurrency}`;
-            runs.set(key, [
-              ...(runs.get(key) ?? []),
-              await drive(impl, server.url, concurrency, [server.child.pid as number], '1', FLOWS, probe),
-            ]);
-          }
-        }
-      }
-      for (const [key, server] of servers) peaks.set(key, status(server.child.pid as number, 'VmHWM'));
-      // The alternating measurement: Signet on each storage and the goals' baseline, taking turns
-      // every ALTERNATE flows within one driver run (see ALTERNATING_ROUNDS).
-      if (STORAGES.includes('memory')) {
-        const turn = alternating.map(([impl, storage]) => serverOf(impl, storage));
-        for (let i = 0; i < ALTERNATING_ROUNDS; i++) {
-          const run = await drive(
-            alternating.map(([impl]) => impl),
-            turn.map((server) => server.url).join(','),
-            CONCURRENCY[0] ?? 16,
-            turn.map((server) => server.child.pid as number),
-            '1',
-            FLOWS,
-            undefined,
-            ALTERNATE,
-          );
-          alternating.forEach(([impl, storage], k) => {
-            const own = run.perServer?.[k];
-            alternatingRuns.set(keyOf(impl, storage), [
-              ...(alternatingRuns.get(keyOf(impl, storage)) ?? []),
-              {
-                flowsPerSecond: own?.flowsPerSecond ?? Number.NaN,
-                cpuMsPerFlow: own?.cpuMsPerFlow ?? Number.NaN,
-                p99: own?.p99 ?? Number.NaN,
-                latencies: own?.latencies ?? [],
-              },
-            ]);
-          });
-        }
-      }
-    } finally {
-      await stopServers(servers.values());
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const runsOf = (impl: Impl, storage: Storage, concurrency: number) => runs.get(`${keyOf(impl, storage)}@${concurrency}`) ?? [];
-  /** The median over rounds of a's figure over b's in the same round. */
-  const roundRatio = (a: Run[], b: Run[], pick: (r: Run) => number) =>
-    median(a.map((r, i) => (b[i] ? pick(r) / pick(b[i]) : Number.NaN)));
-  const memoryOf = (impl: Impl, storage: Storage) => ({
-    idle: servers.get(keyOf(impl, storage))?.idleRss ?? Number.NaN,
-    peak: peaks.get(keyOf(impl, storage)) ?? Number.NaN,
-  });
-  const ratiosOf: Record<string, { flows: number; cpu: number; p99: number }> = {};
-  /** The median over alternating rounds of one server's figure over another's. */
-  const alternatingRatio = (a: string, b: string, pick: (figures: Figures) => number) => {
-    const base = alternatingRuns.get(b) ?? [];
-    return median((alternatingRuns.get(a) ?? []).map((figures, i) => (base[i] ? pick(figures) / pick(base[i]) : Number.NaN)));
-  };
-  // Signet on each storage against the bare provider on the same storage (one unchecked GET),
-  // and on memory also against the bare provider on Signet's two interaction routes.
-  const pairs = [
-    ...STORAGES.map((storage) => ({ storage, bare: 'bare' as Impl, label: storage as string })),
-    ...(STORAGES.includes('memory')
-      ? [{ storage: 'memory' as Storage, bare: 'bare-page' as Impl, label: 'memory, bare on the same routes' }]
-      : []),
-  ];
-  for (const { storage, bare, label } of pairs) {
-    for (const concurrency of CONCURRENCY) {
-      const s = runsOf('signet', storage, concurrency);
-      const b = runsOf(bare, storage, concurrency);
-      const fs = median(s.map((r) => r.flowsPerSecond));
-      const fb = median(b.map((r) => r.flowsPerSecond));
-      const cs = median(s.map((r) => r.cpuMsPerFlow));
-      const cb = median(b.map((r) => r.cpuMsPerFlow));
-      const ps = median(s.map((r) => r.p99));
-      const pb = median(b.map((r) => r.p99));
-      const spread = (list: Run[]) =>
-        `${Math.min(...list.map((r) => r.flowsPerSecond)).toFixed(0)}–${Math.max(...list.map((r) => r.flowsPerSecond)).toFixed(0)}`;
-      const r = {
-        flows: roundRatio(s, b, (run) => run.flowsPerSecond),
-        cpu: roundRatio(s, b, (run) => run.cpuMsPerFlow),
-        p99: roundRatio(s, b, (run) => run.p99),
-      };
-      ratiosOf[`${bare}:${storage}@${concurrency}`] = r;
-      const perFlow = (list: Run[], name: string) => median(list.map((run) => run.perFlow[name] ?? Number.NaN));
-      if (bare === 'bare')
-        storageRows.push([
-          `${storage}, concurrency ${concurrency}`,
-          perFlow(s, 'operations').toFixed(1),
-          `${(perFlow(s, 'get') + perFlow(s, 'getMany')).toFixed(1)}`,
-          `${(perFlow(s, 'setIfAbsent') + perFlow(s, 'increment')).toFixed(1)}`,
-          `${(perFlow(s, 'set') + perFlow(s, 'delete') + perFlow(s, 'addToSet')).toFixed(1)}`,
-          `${perFlow(s, 'batch').toFixed(1)} (${perFlow(s, 'batchedWrites').toFixed(1)} writes)`,
-          storage === 'redis' ? `${perFlow(s, 'redisCommands').toFixed(1)} / ${perFlow(b, 'redisCommands').toFixed(1)}` : '–',
-          storage === 'redis' || storage === 'postgres'
-            ? [perFlow(s, 'serverCpuMs'), perFlow(b, 'serverCpuMs')]
-                .map((ms) => (Number.isNaN(ms) ? '–' : ms.toFixed(2)))
-                .join(' / ')
-            : '–',
-        ]);
-      const signetMemory = memoryOf('signet', storage);
-      const bareMemory = memoryOf(bare, storage);
-      rows.push([
-        `${label}, concurrency ${concurrency}`,
-        `${fs.toFixed(0)} (${spread(s)})`,
-        `${fb.toFixed(0)} (${spread(b)})`,
-        `${r.flows.toFixed(2)}×`,
-        `${cs.toFixed(2)} / ${cb.toFixed(2)}`,
-        `${r.cpu.toFixed(2)}×`,
-        `${median(s.map((run) => run.p50)).toFixed(1)} / ${ps.toFixed(1)}`,
-        `${median(b.map((run) => run.p50)).toFixed(1)} / ${pb.toFixed(1)}`,
-        `${r.p99.toFixed(2)}×`,
-        `${signetMemory.idle.toFixed(0)} / ${signetMemory.peak.toFixed(0)}`,
-        `${bareMemory.idle.toFixed(0)} / ${bareMemory.peak.toFixed(0)}`,
-      ]);
-    }
-  }
-  const atLeast = (name: string, value: number, goal: number) =>
-    checks.push({ name, value, display: `${value.toFixed(2)}×`, target: `≥ ${goal}×`, pass: value >= goal });
-  const atMost = (name: string, value: number, goal: number, unit = '×') =>
-    checks.push({
-      name,
-      value,
-      display: `${value.toFixed(unit === '×' ? 2 : 0)}${unit === '×' ? '×' : ` ${unit}`}`,
-      target: `≤ ${goal}${unit === '×' ? '×' : ` ${unit}`}`,
-      pass: value <= goal,
-    });
-  // The goals (bench/history.md, performance round 2), at the first concurrency; the ratios
-  // across storages too are medians of ratios within a round.
-  const c = CONCURRENCY[0] ?? 16;
-  const across = (impl: Impl, storage: Storage, baseImpl: Impl, baseStorage: Storage) =>
-    roundRatio(runsOf(impl, storage, c), runsOf(baseImpl, baseStorage, c), (run) => run.flowsPerSecond);
-  const flowsPerSecond = (storage: Storage) => median(runsOf('signet', storage, c).map((run) => run.flowsPerSecond));
-  // The goals' "bare" is the bare provider on the same routes with an interaction that checks
-  // nothing (bare-page); against the one-GET bare provider the ratios are measured, not goals.
-  const page = ratiosOf[`bare-page:memory@${c}`];
-  const oneGet = ratiosOf[`bare:memory@${c}`];
-  // The goals are checked on the alternating measurement (the rounds' ratios of the same pairs,
-  // drifting more, are reported beside them); without it (BENCH_ALTERNATING_ROUNDS=0), on the rounds.
-  const alternated = alternatingRuns.size > 0;
-  const how = alternated ? `taking turns every ${ALTERNATE} flows` : 'rounds';
-  const goalRatio = (impl: Impl, storage: Storage, baseImpl: Impl, baseStorage: Storage, pick: (figures: Figures) => number) =>
-    alternated
-      ? alternatingRatio(keyOf(impl, storage), keyOf(baseImpl, baseStorage), pick)
-      : roundRatio(runsOf(impl, storage, c), runsOf(baseImpl, baseStorage, c), pick);
-  const fps = (f: Figures) => f.flowsPerSecond;
-  /**
-   * p99 over every flow a server ran in the alternating measurement (all rounds together), not
-   * per round: one major collection stalls the ~16 flows in flight at once, more than the 1 % of
-   * a round's 1,200 flows, so a round's p99 says mostly whether such a pause fell in it; over
-   * all rounds, how often it falls and how long it lasts both count.
-   */
-  const pooledP99 = (key: string) =>
-    percentile(
-      (alternatingRuns.get(key) ?? []).flatMap((figures) => figures.latencies ?? []),
-      99,
-    );
-  const p99Ratio = (impl: Impl, storage: Storage, baseImpl: Impl, baseStorage: Storage) =>
-    alternated
-      ? pooledP99(keyOf(impl, storage)) / pooledP99(keyOf(baseImpl, baseStorage))
-      : roundRatio(runsOf(impl, storage, c), runsOf(baseImpl, baseStorage, c), (run) => run.p99);
-  atLeast(`memory: flows/s vs bare (same routes), ${how}`, goalRatio('signet', 'memory', 'bare-page', 'memory', fps), 0.85);
-  atMost(
-    `memory: CPU per flow vs bare (same routes), ${how}`,
-    goalRatio('signet', 'memory', 'bare-page', 'memory', (f) => f.cpuMsPerFlow),
-    1.2,
-  );
-  atMost(
-    `memory: p99 vs bare (same routes), ${how}${alternated ? ', over all rounds' : ''}`,
-    p99Ratio('signet', 'memory', 'bare-page', 'memory'),
-    1.25,
-  );
-  atLeast(
-    `SQLite: flows/s vs bare on memory (same routes), ${how}`,
-    goalRatio('signet', 'sqlite', 'bare-page', 'memory', fps),
-    0.7,
-  );
-  atLeast(`SQLite: flows/s vs Signet on memory, ${how}`, goalRatio('signet', 'sqlite', 'signet', 'memory', fps), 0.85);
-  atLeast(
-    `Redis: flows/s vs bare on memory (same routes), ${how}`,
-    goalRatio('signet', 'redis', 'bare-page', 'memory', fps),
-    0.7,
-  );
-  atLeast(
-    `PostgreSQL: flows/s vs bare on memory (same routes), ${how}`,
-    goalRatio('signet', 'postgres', 'bare-page', 'memory', fps),
-    0.7,
-  );
-  atLeast(`PostgreSQL: flows/s vs Signet on SQLite, ${how}`, goalRatio('signet', 'postgres', 'signet', 'sqlite', fps), 0.85);
-  const measuredOnly = (name: string, value: number) =>
-    checks.push({ name, value, display: `${value.toFixed(2)}×`, target: 'measured (no goal)', pass: true });
-  measuredOnly('memory: flows/s vs bare on one unchecked GET', oneGet?.flows ?? Number.NaN);
-  measuredOnly('memory: CPU per flow vs bare on one unchecked GET', oneGet?.cpu ?? Number.NaN);
-  measuredOnly('memory: p99 vs bare on one unchecked GET', oneGet?.p99 ?? Number.NaN);
-  measuredOnly('SQLite: flows/s vs bare on memory, one unchecked GET', across('signet', 'sqlite', 'bare', 'memory'));
-  measuredOnly('Redis: flows/s vs bare on memory, one unchecked GET', across('signet', 'redis', 'bare', 'memory'));
-  if (alternated) {
-    measuredOnly(
-      `memory: p99 vs bare (same routes), ${how}, median of the rounds' ratios`,
-      goalRatio('signet', 'memory', 'bare-page', 'memory', (f) => f.p99),
-    );
-    measuredOnly('memory: flows/s vs bare (same routes), rounds', page?.flows ?? Number.NaN);
-    measuredOnly('memory: CPU per flow vs bare (same routes), rounds', page?.cpu ?? Number.NaN);
-    measuredOnly('memory: p99 vs bare (same routes), rounds', page?.p99 ?? Number.NaN);
-    measuredOnly('SQLite: flows/s vs bare on memory (same routes), rounds', across('signet', 'sqlite', 'bare-page', 'memory'));
-    measuredOnly('SQLite: flows/s vs Signet on memory, rounds', across('signet', 'sqlite', 'signet', 'memory'));
-    measuredOnly('Redis: flows/s vs bare on memory (same routes), rounds', across('signet', 'redis', 'bare-page', 'memory'));
-    measuredOnly(
-      'PostgreSQL: flows/s vs bare on memory (same routes), rounds',
-      across('signet', 'postgres', 'bare-page', 'memory'),
-    );
-  }
-  // Memory goals on the default storage: STORAGE_URL=memory (tests only) keeps every record of
-  // every flow in the process heap, so its peak grows with the length of the run.
-  atMost('idle RSS, built provider (SQLite, the default storage)', memoryOf('signet', 'sqlite').idle, 120, 'MB');
-  atMost('peak RSS, built provider (SQLite, the default storage)', memoryOf('signet', 'sqlite').peak, 180, 'MB');
-  const perCore = STORAGES.map((storage) => `${STORAGE_NAMES[storage]} ${flowsPerSecond(storage).toFixed(0)}`);
-  const storageTable = [
-    '| storage, concurrency | storage operations per flow | reads | one-time claims and counters | writes on their own | batches (writes in them) | Redis commands per flow, Signet / bare | storage server CPU ms per flow, Signet / bare |',
-    '|---|---|---|---|---|---|---|---|',
-    ...storageRows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n');
-  return {
-    title: 'Complete sign-ins: Signet against a bare oidc-provider',
-    table: {
-      head: [
-        'storage, concurrency',
-        'Signet flows/s (spread)',
-        'bare flows/s (spread)',
-        'flows/s ratio',
-        'CPU ms/flow Signet / bare',
-        'CPU ratio',
-        'Signet p50 / p99 ms',
-        'bare p50 / p99 ms',
-        'p99 ratio',
-        'Signet RSS idle / peak MB',
-        'bare RSS idle / peak MB',
-      ],
-      rows,
-    },
-    checks,
-    notes: [
-      `Complete sign-ins per second on one core (the server pinned to it), concurrency ${c}: ${perCore.join(', ')} (Signet's median flows/s above).`,
-      ...(alternated
-        ? [
-            `Alternating (the goals' measurement): ${alternating.map(([impl, storage]) => `${impl === 'signet' ? 'Signet' : 'the bare provider on the same routes'} on ${storage}`).join(', ')}, driven by one driver in turn, ${ALTERNATE} flows at a time with all ${c} workers on one server, ${FLOWS} flows each per round, ${ALTERNATING_ROUNDS} rounds; per round, flows/s, CPU ms per flow and p99 ms: ${alternating
-              .map(
-                ([impl, storage]) =>
-                  `${impl === 'signet' ? 'Signet' : 'bare'} on ${storage} ${(alternatingRuns.get(keyOf(impl, storage)) ?? [])
-                    .map((f) => `${f.flowsPerSecond.toFixed(0)}, ${f.cpuMsPerFlow.toFixed(2)}, ${f.p99.toFixed(0)}`)
-                    .join('; ')}`,
-              )
-              .join(' | ')}. p99 over all rounds (the goal's): ${alternating
-              .map(
-                ([impl, storage]) =>
-                  `${impl === 'signet' ? 'Signet' : 'bare'} on ${storage} ${pooledP99(keyOf(impl, storage)).toFixed(0)} ms`,
-              )
-              .join(
-                ', ',
-              )}. Each server still has the core to itself while it runs; a drift of the host's speed falls on all of them within seconds.`,
-          ]
-        : []),
-      `What one flow costs the storage (Signet's GET /metrics, signet_storage_operations_total; Redis: the server's own total_commands_processed; the storage server's CPU: Redis INFO used_cpu_user + used_cpu_sys, PostgreSQL every process of this machine named postgres, from /proc):\n\n${storageTable}`,
-      `${FLOWS} flows per run, ${FLOW_REPEATS} rounds, after ${WARMUP} warm-up flows per server (medians; spread = slowest–fastest run). All ${configs.length} servers (Signet and the bare provider on each storage, and on memory the bare provider on the same routes) run from start to end and each round drives every one of them in turn, so every ratio, across storages too, is the median of ratios within a round. Server pinned to core 0 (taskset), driver in its own process on core 1; a flow is authorize → interaction (Signet: details + a signed EIP-4361 message; bare: a programmatic sign-in with no check on one GET; bare on the same routes: a GET of the details, then a POST of a message and signature of the same size that it reads and does not check — the baseline the goals are stated against) → resume → token (PKCE) → userinfo, scope openid. Both run built JavaScript with LOG_LEVEL=warn and no rate limits; Redis is the machine's, shared. BENCH_FLOWS, BENCH_REPEATS and BENCH_WARMUP change the size.`,
-    ],
-  };
 }
 
 /**

@@ -2,18 +2,17 @@
  * WebAuthn through `@simplewebauthn/server` (no CBOR or COSE of Signet's own): the relying party
  * (the issuer's host name and origin), the options a browser is given, the checks of what it
  * answers, and the answer read from a request (the browser's `PublicKeyCredential.toJSON()`).
+ * The library is loaded at the first passkey request: a provider whose people use none never
+ * holds it (idle memory).
  */
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  VerifiedAuthenticationResponse,
+  VerifiedRegistrationResponse,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
 import type { Context } from 'koa';
 import { type Passkey, passkeyRpId } from '../accounts/passkeys.ts';
 import type { Config } from '../config.ts';
@@ -28,6 +27,16 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** A credential id is at most 1023 bytes (WebAuthn): 1364 base64url characters. */
 const MAX_ID_LENGTH = 1364;
 const MAX_NAME_LENGTH = 64;
+
+/** `@simplewebauthn/server`, loaded once, when first needed. */
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => {
+  library ??= import('@simplewebauthn/server');
+  return library;
+};
+
+/** base64url text as the bytes the library takes. */
+const bytesOf = (base64url: string) => new Uint8Array(Buffer.from(base64url, 'base64url'));
 
 export type RelyingParty = { id: string; origin: string; name: string };
 
@@ -45,15 +54,16 @@ export function relyingParty(config: Pick<Config, 'origin' | 'domain' | 'account
   return { id, origin: config.origin, name: config.domain };
 }
 
-export function registrationOptions(
+export async function registrationOptions(
   rp: RelyingParty,
   user: { handle: string; name: string },
   exclude: readonly Pick<Passkey, 'id' | 'transports'>[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { generateRegistrationOptions } = await webauthn();
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
-    userID: isoBase64URL.toBuffer(user.handle),
+    userID: bytesOf(user.handle),
     userName: user.name,
     userDisplayName: user.name,
     timeout: TIMEOUT_MS,
@@ -67,6 +77,7 @@ export function registrationOptions(
 
 /** Discoverable credentials only: no list of credential ids ever leaves (nobody learns whose they are). */
 export async function authenticationOptions(rp: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred', timeout: TIMEOUT_MS });
   const { allowCredentials: _none, ...rest } = options;
   return rest;
@@ -76,7 +87,12 @@ const failed = (what: string, error: unknown) =>
   new HttpError('PASSKEY_VERIFICATION_FAILED', `${what} does not verify (${(error as Error).message})`, { cause: error });
 
 /** A new passkey's answer, checked: the challenge given, this origin and relying party, user presence. */
-export async function verifyNewPasskey(rp: RelyingParty, response: RegistrationResponseJSON, challenge: string) {
+export async function verifyNewPasskey(
+  rp: RelyingParty,
+  response: RegistrationResponseJSON,
+  challenge: string,
+): Promise<NonNullable<VerifiedRegistrationResponse['registrationInfo']>> {
+  const { verifyRegistrationResponse } = await webauthn();
   try {
     const verified = await verifyRegistrationResponse({
       response,
@@ -103,7 +119,8 @@ export async function verifyPasskeyAnswer(
   response: AuthenticationResponseJSON,
   passkey: Passkey,
   challenge: string,
-) {
+): Promise<NonNullable<VerifiedAuthenticationResponse['authenticationInfo']>> {
+  const { verifyAuthenticationResponse } = await webauthn();
   try {
     const verified = await verifyAuthenticationResponse({
       response,
@@ -112,7 +129,7 @@ export async function verifyPasskeyAnswer(
       expectedRPID: rp.id,
       credential: {
         id: passkey.id,
-        publicKey: isoBase64URL.toBuffer(passkey.publicKey),
+        publicKey: bytesOf(passkey.publicKey),
         counter: 0,
         transports: passkey.transports,
       },
@@ -129,7 +146,8 @@ export async function verifyPasskeyAnswer(
 export function challengeOf(credential: { response: { clientDataJSON: string } }): string {
   let challenge: unknown;
   try {
-    challenge = decodeClientDataJSON(credential.response.clientDataJSON).challenge;
+    challenge = (JSON.parse(Buffer.from(credential.response.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown })
+      .challenge;
   } catch (error) {
     throw failed('the answer’s client data', error);
   }

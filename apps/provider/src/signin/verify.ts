@@ -17,12 +17,10 @@ import type { SignInRecord } from '../records/sign-ins.ts';
 import { accountIdOf } from '../wallets/ethereum.ts';
 import { walletIdOf } from '../wallets/ids.ts';
 import type { SignInProgress } from './audit.ts';
-import { verifyBitcoinSignIn } from './bitcoin/verify.ts';
 import { expectationsFor } from './contract.ts';
 import type { InteractionDetails } from './details.ts';
 import { expiresWithin, SIGN_IN_FORMS } from './given-fields.ts';
 import { acceptedNamespace } from './namespaces.ts';
-import { verifySolanaSignIn } from './solana/verify.ts';
 
 export type SignedBody = { message: string; signature: string };
 
@@ -64,6 +62,21 @@ async function verifyEthereumMessage(
  * account, and its access conditions (a gated client's holdings are checked). Throws the
  * libraries' typed errors, `NAMESPACE_NOT_ALLOWED` or `ACCESS_CONDITION_NOT_MET`.
  */
+/**
+ * The Solana and Bitcoin verifiers (Ed25519, BIP-322 and their libraries), loaded at a
+ * deployment's first such sign-in: one that takes Ethereum wallets only never holds them.
+ */
+let bitcoin: Promise<typeof import('./bitcoin/verify.ts')> | undefined;
+let solana: Promise<typeof import('./solana/verify.ts')> | undefined;
+const bitcoinVerifier = () => {
+  bitcoin ??= import('./bitcoin/verify.ts');
+  return bitcoin;
+};
+const solanaVerifier = () => {
+  solana ??= import('./solana/verify.ts');
+  return solana;
+};
+
 export async function verifySigner(
   services: VerifyServices,
   details: InteractionDetails,
@@ -79,7 +92,9 @@ export async function verifySigner(
   if (namespace === 'bip122' || namespace === 'solana') {
     // Checked offline, by the message's own library: no node, no name.
     const [verify, networkAttribute] =
-      namespace === 'bip122' ? [verifyBitcoinSignIn, 'signet.bitcoin.network'] : [verifySolanaSignIn, 'signet.solana.network'];
+      namespace === 'bip122'
+        ? [(await bitcoinVerifier()).verifyBitcoinSignIn, 'signet.bitcoin.network']
+        : [(await solanaVerifier()).verifySolanaSignIn, 'signet.solana.network'];
     const verified = await tracing.span('signet.siwe.verify', {}, async (span) => {
       const result = verify(body, details, { now, clockSkewMs });
       span.set('signet.siwe.method', result.method);
