@@ -7,11 +7,11 @@
  */
 import type {
   AuthenticationResponseJSON,
-  VerifiedAuthenticationResponse,
-  VerifiedRegistrationResponse,
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
+  VerifiedAuthenticationResponse,
+  VerifiedRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { Context } from 'koa';
 import { type Passkey, passkeyRpId } from '../accounts/passkeys.ts';
@@ -146,8 +146,9 @@ export async function verifyPasskeyAnswer(
 export function challengeOf(credential: { response: { clientDataJSON: string } }): string {
   let challenge: unknown;
   try {
-    challenge = (JSON.parse(Buffer.from(credential.response.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown })
-      .challenge;
+    challenge = (
+      JSON.parse(Buffer.from(credential.response.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown }
+    ).challenge;
   } catch (error) {
     throw failed('the answer’s client data', error);
   }
