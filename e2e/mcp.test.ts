@@ -90,7 +90,10 @@ async function startProvider(profile: 'self-hosted' | 'hosted', resource: string
   );
 }
 
-/** Signet on `profile` and application C in front of it (with a clock the tests can move), a wallet with an ENS name, and the MCP SDK's sign-in and the checks on its token. */
+/**
+ * Signet on `profile` and application C in front of it (with a clock the tests can move), a wallet
+ * with an ENS name, and the MCP SDK's sign-in and the checks on its token.
+ */
 function mcpSetup(profile: 'self-hosted' | 'hosted') {
   let provider: Replica;
   let issuer: string;

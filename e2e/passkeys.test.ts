@@ -67,7 +67,10 @@ const recordSignals = () => {
   }
 };
 
-/** The provider on `profile`, Chromium with an Ethereum wallet, a client, and what the tests pass on to the next: the wallet's sub, the /account page, its authenticator and the synced passkey. */
+/**
+ * The provider on `profile`, Chromium with an Ethereum wallet, a client, and what the tests pass on to
+ * the next: the wallet's sub, the /account page, its authenticator and the synced passkey.
+ */
 function passkeyBrowser(profile: 'self-hosted' | 'hosted') {
   let provider: TestProvider;
   let browser: Browser;

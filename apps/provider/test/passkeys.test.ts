@@ -107,7 +107,10 @@ function passkeyHelpers(provider: TestProvider) {
   };
 }
 
-/** The provider on `profile` with `storage`, its passkey helpers, an account client and a wallet client; and the sign-in steps the tests share. */
+/**
+ * The provider on `profile` with `storage`, its passkey helpers, an account client and a wallet
+ * client; and the sign-in steps the tests share.
+ */
 function passkeyProvider(profile: 'self-hosted' | 'hosted', storage: keyof typeof STORAGES) {
   let provider: TestProvider;
   let kit: ReturnType<typeof passkeyHelpers>;

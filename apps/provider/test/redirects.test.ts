@@ -310,7 +310,10 @@ function logoutTests(env: RedirectsProvider) {
   });
 }
 
-/** prompt=none, other errors and cancelled sign-ins: a page, never an automatic redirect; a sign-in that succeeds is never held back. */
+/**
+ * prompt=none, other errors and cancelled sign-ins: a page, never an automatic redirect; a sign-in
+ * that succeeds is never held back.
+ */
 function authorizationErrorTests(env: RedirectsProvider) {
   it('prompt=none after the registrant’s own sign-in elsewhere: still a page; in the browser that signed in, the standard redirect', async () => {
     const { register, authorization, signInOnce } = env;

@@ -39,7 +39,10 @@ const refusal = async (response: Response) => {
   return { status: response.status, success: body.success, message: body.error.message, type: body.error.details?.type };
 };
 
-/** Each refusal: its name, how to get it, and the status, message and (for a bad signature) type an Ethereum one gets, in the order checked. */
+/**
+ * Each refusal: its name, how to get it, and the status, message and (for a bad signature) type an
+ * Ethereum one gets, in the order checked.
+ */
 const refusalCases: [string, (api: AuthApi) => Promise<Response>, number, string, string?][] = [
   ['no nonce line', async ({ messageFor, verify }) => verify(messageFor({})), 400, MESSAGES.nonceNotFound],
   [
