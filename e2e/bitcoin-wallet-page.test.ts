@@ -60,7 +60,8 @@ function wallets(browser: Browser) {
 const bitcoinButton = (page: Page) => page.locator('button.wallet', { hasText: '(Bitcoin)' });
 const bitcoinChunk = (requests: { url: string }[]) => requests.some((r) => /\/assets\/bitcoin-.*\.js$/.test(r.url));
 
-describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the reference client)', () => {
+/** The self-hosted provider with Bitcoin on, Chromium, the reference client and the wallets; the steps to the sign-in page. */
+function selfHostedBitcoinPage() {
   let provider: TestProvider;
   let browser: Browser;
   let client: { server: Server; url: string };
@@ -96,7 +97,29 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
     await page.waitForSelector('button.wallet');
   }
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get browser() {
+      return browser;
+    },
+    get client() {
+      return client;
+    },
+    get w() {
+      return w;
+    },
+    authorizationFor,
+    toSignInPage,
+  };
+}
+type SelfHostedBitcoinPage = ReturnType<typeof selfHostedBitcoinPage>;
+
+/** Each kind of Bitcoin wallet and address signs in. */
+function bitcoinWalletSignInTests(env: SelfHostedBitcoinPage) {
   it('Wallet Standard, Taproot (P2TR): both kinds of wallet in one list; Bitcoin code loads when picked; lands as bip122:<mainnet>:<bc1p…>', async () => {
+    const { client, w, toSignInPage } = env;
     const key = bitcoinKey();
     const { page, problems, requests } = await w.page({ key, shape: 'standard', type: 'p2tr' });
     await toSignInPage(page);
@@ -120,6 +143,7 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
   });
 
   it('Unisat (window.unisat), native segwit (P2WPKH): BIP-322 simple is asked for; lands as bip122:<mainnet>:<bc1q…>', async () => {
+    const { client, w, toSignInPage } = env;
     const key = bitcoinKey();
     const { page } = await w.page({ key, shape: 'unisat', type: 'p2wpkh' });
     await toSignInPage(page);
@@ -131,6 +155,7 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
   });
 
   it('a sats-connect provider (window.btc_providers), nested segwit (P2SH-P2WPKH): signMessage with protocol BIP322', async () => {
+    const { client, w, toSignInPage } = env;
     const key = bitcoinKey();
     const { page } = await w.page({ key, shape: 'sats', type: 'p2sh-p2wpkh', name: 'Test Sats Wallet' });
     await toSignInPage(page);
@@ -146,6 +171,7 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
   });
 
   it('a legacy address (P2PKH) through Unisat: the legacy form (BIP-137, "ecdsa") is asked for, and signs in', async () => {
+    const { client, w, toSignInPage } = env;
     const key = bitcoinKey();
     const { page } = await w.page({ key, shape: 'unisat', type: 'p2pkh' });
     await toSignInPage(page);
@@ -156,6 +182,7 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
   });
 
   it('a test address on signet (Unisat says which test network): lands as bip122:<signet>:<tb1…>', async () => {
+    const { client, w, toSignInPage } = env;
     const key = bitcoinKey();
     const { page } = await w.page({ key, shape: 'unisat', type: 'p2tr', network: 'signet' });
     await toSignInPage(page);
@@ -163,8 +190,12 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
     await page.waitForURL(`${client.url}/`);
     expect(await page.textContent('main')).toContain(`bip122:${SIGNET}:${key.address('p2tr', 'signet')}`);
   });
+}
 
+/** Declined and refused signatures, a Bitcoin-only client, gated clients and no wallet. */
+function bitcoinWalletRefusalTests(env: SelfHostedBitcoinPage) {
   it('declined in the wallet: the page says so in words and offers to try again; then it signs in', async () => {
+    const { client, w, toSignInPage } = env;
     const key = bitcoinKey();
     const { page } = await w.page({ key, shape: 'sats', rejectSignature: true });
     await toSignInPage(page);
@@ -178,6 +209,7 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
   });
 
   it('a signature the provider refuses (a Taproot signature for a bc1q address): the page explains it in words, and stays', async () => {
+    const { w, toSignInPage } = env;
     const { page } = await w.page({ key: bitcoinKey(), shape: 'standard', type: 'p2wpkh', signAs: 'p2tr' });
     await toSignInPage(page);
     await bitcoinButton(page).click();
@@ -189,6 +221,7 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
   });
 
   it('a Bitcoin-only client, keyboard only: only Bitcoin wallets, the first has focus, Enter signs in; axe finds nothing serious', async () => {
+    const { w, authorizationFor } = env;
     const url = await authorizationFor({ client_name: 'Bitcoin Guild', account_namespaces: ['bip122'] });
     const { page } = await w.page({ key: bitcoinKey(), shape: 'standard', type: 'p2wpkh' });
     await page.goto(url);
@@ -206,6 +239,7 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
   });
 
   it('a gated client offers no Bitcoin wallet (its conditions are Ethereum holdings); no wallet at all: the page says so', async () => {
+    const { client, w, authorizationFor } = env;
     const url = await authorizationFor({
       client_name: 'Holders',
       access_conditions: { match: 'all', conditions: [{ type: 'native', chainId: 1, minimum: '1' }] },
@@ -222,6 +256,12 @@ describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the refe
     await none.page.waitForSelector('.no-wallet');
     expect(await none.page.textContent('.no-wallet')).toContain('No Ethereum or Bitcoin wallet was found in this browser.');
   });
+}
+
+describe('Sign in with Bitcoin on the wallet page (self-hosted profile, the reference client)', () => {
+  const env = selfHostedBitcoinPage();
+  bitcoinWalletSignInTests(env);
+  bitcoinWalletRefusalTests(env);
 });
 
 describe('Sign in with Bitcoin on the wallet page (hosted profile, openid-client)', () => {

@@ -115,7 +115,9 @@ describe('signet (the operator CLI)', { timeout: 120_000 }, () => {
     expect(memory.status).toBe(64);
     expect(memory.stderr).toMatch(/STORAGE_URL to sqlite:<path>, postgres:\/\/… or redis:\/\/…/);
   });
+});
 
+describe('signet (the operator CLI): tables, JSON and round trips', { timeout: 120_000 }, () => {
   it('read-only commands on an empty store create nothing: no database, no keys', () => {
     const db = tempDb();
     const env = { STORAGE_URL: `sqlite:${db}` };
@@ -229,6 +231,9 @@ describe('signet (the operator CLI)', { timeout: 120_000 }, () => {
     });
     expect(signet(['clients', 'list'], env).stdout).toBe('no clients\n');
   });
+});
+
+describe('signet (the operator CLI): pruning clients, and PostgreSQL', { timeout: 120_000 }, () => {
   it('clients prune lists (--dry-run) and removes dynamically registered clients never used for a sign-in, and nothing else', async () => {
     const db = tempDb();
     const env = { STORAGE_URL: `sqlite:${db}` };
@@ -335,7 +340,9 @@ describe('signet (the operator CLI)', { timeout: 120_000 }, () => {
       await schema.drop();
     }
   });
+});
 
+describe('signet (the operator CLI): accounts', { timeout: 120_000 }, () => {
   it('accounts list, show (by account or wallet id) and delete: the deletion ends the wallet’s tokens', async () => {
     const db = tempDb();
     // The operator's account client (--account-subject): sub is the person's account, not the wallet.
@@ -506,7 +513,9 @@ describe('signet login (a program signs in with its own key)', { timeout: 120_00
       await provider.stop();
     }
   });
+});
 
+describe('signet login (a program signs in with its own key): refusals, and device-only clients', { timeout: 120_000 }, () => {
   it('refusals exit 1 with the reason in one line: a wrong client, a bad key; no stack trace', async () => {
     const provider = await startTestProvider();
     try {

@@ -25,7 +25,11 @@ import { HEADLESS, recipeCommands, run } from './recipes/oidc-agent.ts';
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 
-describe.each(['self-hosted', 'hosted'] as const)('sign in from another device on the %s profile', (profile) => {
+/**
+ * The provider on `profile`, Chromium with a wallet, oidc-agent in a home of its own; a fresh page,
+ * and the person's steps on the device pages.
+ */
+function deviceFlowBrowser(profile: 'self-hosted' | 'hosted') {
   let provider: TestProvider;
   let browser: Browser;
   let context: BrowserContext;
@@ -93,7 +97,39 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     expect(await page.textContent('main')).toContain('You can return to your device');
   }
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get browser() {
+      return browser;
+    },
+    get context() {
+      return context;
+    },
+    get wallet() {
+      return wallet;
+    },
+    get agent() {
+      return agent;
+    },
+    get home() {
+      return home;
+    },
+    get env() {
+      return env;
+    },
+    freshPage,
+    confirmAndSign,
+    profile,
+  };
+}
+type DeviceFlowBrowser = ReturnType<typeof deviceFlowBrowser>;
+
+/** Device clients (oidc-agent, openid-client) signing in, and seeing a cancel. */
+function deviceClientTests(device: DeviceFlowBrowser) {
   it('oidc-agent: oidc-gen --flow=device polls while the person types the code and signs (keyboard only); oidc-token gets tokens', async () => {
+    const { provider, env, freshPage, confirmAndSign } = device;
     const [, genCommand = [], tokenCommand = []] = recipeCommands('oidc-agent-device');
     expect(genCommand[0]).toBe('oidc-gen');
     expect(genCommand).toContain('--flow=device');
@@ -128,7 +164,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
 
     const idToken = await run('oidc-token', ['--id-token', tokenCommand[1] as string], env);
     expect(idToken.code, idToken.stderr).toBe(0);
-    expect(decodeJwt(idToken.stdout.trim()).sub).toBe(`eip155:1:${wallet.account.address}`);
+    expect(decodeJwt(idToken.stdout.trim()).sub).toBe(`eip155:1:${device.wallet.account.address}`);
     // Renewal through the refresh token.
     const first = await run('oidc-token', [tokenCommand[1] as string], env);
     const renewed = await run('oidc-token', ['--force-new', tokenCommand[1] as string], env);
@@ -137,6 +173,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
   }, 60_000);
 
   it('openid-client: initiateDeviceAuthorization, then pollDeviceAuthorizationGrant while the person follows verification_uri_complete', async () => {
+    const { provider, freshPage, confirmAndSign, profile } = device;
     const confidential = profile === 'hosted';
     const registered = (await (
       await fetch(`${provider.url}/${profile === 'hosted' ? 'register' : 'reg'}`, {
@@ -171,13 +208,14 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     expect(problems).toEqual([]);
 
     const tokens = await polled;
-    expect(tokens.claims()?.sub).toBe(`eip155:1:${wallet.account.address}`);
+    expect(tokens.claims()?.sub).toBe(`eip155:1:${device.wallet.account.address}`);
     expect(tokens.refresh_token).toEqual(expect.any(String));
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
-    expect(refreshed.claims()?.sub).toBe(`eip155:1:${wallet.account.address}`);
+    expect(refreshed.claims()?.sub).toBe(`eip155:1:${device.wallet.account.address}`);
   }, 60_000);
 
   it('openid-client sees access_denied when the person cancels on the wallet page', async () => {
+    const { provider, freshPage, profile } = device;
     const registered = (await (
       await fetch(`${provider.url}/${profile === 'hosted' ? 'register' : 'reg'}`, {
         method: 'POST',
@@ -203,8 +241,12 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     await page.waitForSelector('text=Sign-in cancelled');
     expect(await polled).toBe('access_denied');
   }, 60_000);
+}
 
+/** Two accounts in one browser, and the device pages at desktop and phone width. */
+function deviceBrowserTests(device: DeviceFlowBrowser) {
   it('two device sign-ins in one browser by two accounts: the second gets through the logout-first step, each device its own account', async () => {
+    const { provider, freshPage, confirmAndSign, profile } = device;
     const registered = (await (
       await fetch(`${provider.url}/${profile === 'hosted' ? 'register' : 'reg'}`, {
         method: 'POST',
@@ -219,17 +261,18 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     const config = await oidc.discovery(new URL(provider.issuer), registered.client_id, undefined, oidc.None(), insecure);
     const { page, problems } = await freshPage();
     for (const round of [1, 2]) {
-      wallet.account = privateKeyToAccount(generatePrivateKey());
+      device.wallet.account = privateKeyToAccount(generatePrivateKey());
       const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
       const polled = oidc.pollDeviceAuthorizationGrant(config, started);
       await page.goto(started.verification_uri_complete as string);
       await confirmAndSign(page, 'mouse');
-      expect((await polled).claims()?.sub, `round ${round}`).toBe(`eip155:1:${wallet.account.address}`);
+      expect((await polled).claims()?.sub, `round ${round}`).toBe(`eip155:1:${device.wallet.account.address}`);
     }
     expect(problems).toEqual([]);
   }, 90_000);
 
   it('the device pages at desktop and phone width: no serious axe violation, no horizontal scroll, nothing against the CSP', async () => {
+    const { provider, freshPage, confirmAndSign, profile } = device;
     const confidential = profile === 'hosted';
     const registered = (await (
       await fetch(`${provider.url}/${profile === 'hosted' ? 'register' : 'reg'}`, {
@@ -296,4 +339,10 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
       expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
     }
   });
+}
+
+describe.each(['self-hosted', 'hosted'] as const)('sign in from another device on the %s profile', (profile) => {
+  const device = deviceFlowBrowser(profile);
+  deviceClientTests(device);
+  deviceBrowserTests(device);
 });

@@ -90,14 +90,21 @@ async function startProvider(profile: 'self-hosted' | 'hosted', resource: string
   );
 }
 
-describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to application C through Signet (%s)', (profile) => {
+/**
+ * Signet on `profile` and application C in front of it (with a clock the tests can move), a wallet
+ * with an ENS name, and the MCP SDK's sign-in and the checks on its token.
+ */
+function mcpSetup(profile: 'self-hosted' | 'hosted') {
   let provider: Replica;
   let issuer: string;
   let app: Server;
   let resource: string;
   let clockOffsetMs = 0;
+
   const account = privateKeyToAccount(generatePrivateKey());
+
   const wallet: WalletBehaviour = { account, chainId: 1 };
+
   const ensName = `mcp-${profile}.eth`;
 
   async function page() {
@@ -158,7 +165,41 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
     ens_name: ensName,
   });
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get issuer() {
+      return issuer;
+    },
+    get app() {
+      return app;
+    },
+    get resource() {
+      return resource;
+    },
+    get clockOffsetMs() {
+      return clockOffsetMs;
+    },
+    set clockOffsetMs(value) {
+      clockOffsetMs = value;
+    },
+    account,
+    wallet,
+    ensName,
+    page,
+    signInAndCallWhoami,
+    expectResourceToken,
+    expectedIdentity,
+    profile,
+  };
+}
+type McpSetup = ReturnType<typeof mcpSetup>;
+
+/** Discovery, and the MCP SDK signing in (by metadata document and by dynamic registration). */
+function mcpSignInTests(setup: McpSetup) {
   it("Signet's discovery says what an MCP client checks before it proceeds: PKCE S256, iss in responses, metadata documents", async () => {
+    const { provider, issuer, resource } = setup;
     const discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
     expect(discovery).toMatchObject({
       issuer,
@@ -172,6 +213,7 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
   });
 
   it('identified by its Client ID Metadata Document (https): the wallet page names the document host, whoami answers', async () => {
+    const { page, signInAndCallWhoami, expectResourceToken, expectedIdentity, profile } = setup;
     const clientId = documents.url(`/${profile}/mcp-client.json`);
     const client = new BrowserOAuthClient({
       redirectUrl: redirect.url,
@@ -192,16 +234,22 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
   });
 
   it('identified by dynamic registration (no document URL): the same sign-in, whoami answers', async () => {
+    const { page, signInAndCallWhoami, expectResourceToken, expectedIdentity } = setup;
     const client = new BrowserOAuthClient({ redirectUrl: redirect.url, clientName: 'E2E MCP Client (registered)', page });
     const identity = await signInAndCallWhoami(client);
     expect(client.clientInformation()?.client_id).not.toMatch(/^https:/);
     expectResourceToken(client);
     expect(identity).toEqual(expectedIdentity());
   });
+}
 
+/** Refusals, with real tokens of the same provider. */
+function mcpRefusalTests(setup: McpSetup) {
   describe('refusals, with real tokens of the same provider', () => {
+    const { profile, account } = setup;
     /** A token for `target` (or for Signet's own userinfo without it), from a client signing in programmatically. */
     async function tokenFor(target?: string) {
+      const { provider } = setup;
       const config = await registerPublicClient(provider.url);
       const { url, verifier } = await pkceAuthorization(config, target ? { resource: target } : {});
       const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: account });
@@ -215,7 +263,7 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
     }
 
     const call = (token: string) =>
-      fetch(resource, {
+      fetch(setup.resource, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,
@@ -224,9 +272,10 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
-    const metadata = () => `resource_metadata="${new URL(resource).origin}/.well-known/oauth-protected-resource/mcp"`;
+    const metadata = () => `resource_metadata="${new URL(setup.resource).origin}/.well-known/oauth-protected-resource/mcp"`;
 
     it('a token Signet minted for another resource is refused: invalid_token, another resource', async () => {
+      const { resource } = setup;
       const other = `${new URL(resource).origin}/another-mcp`;
       if (profile === 'hosted') expect(decodeJwt(await tokenFor(resource)).aud).toBe(resource);
       const token = profile === 'hosted' ? undefined : await tokenFor(other);
@@ -250,7 +299,7 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
     });
 
     it('a tampered token, and an expired one, are refused with invalid_token and their reason', async () => {
-      const token = await tokenFor(resource);
+      const token = await tokenFor(setup.resource);
       expect((await call(token)).status).toBe(200);
       const [header, payload, signature] = token.split('.') as [string, string, string];
       const tampered = `${header}.${payload}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
@@ -260,7 +309,7 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
         `Bearer ${metadata()}, error="invalid_token", error_description="the access token signature is invalid"`,
       );
       // The same real token, at a time past its exp (application C's clock moved forward).
-      clockOffsetMs = ((decodeJwt(token).exp as number) + 60) * 1000 - Date.now();
+      setup.clockOffsetMs = ((decodeJwt(token).exp as number) + 60) * 1000 - Date.now();
       try {
         const expired = await call(token);
         expect(expired.status).toBe(401);
@@ -268,8 +317,14 @@ describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to app
           `Bearer ${metadata()}, error="invalid_token", error_description="the access token has expired"`,
         );
       } finally {
-        clockOffsetMs = 0;
+        setup.clockOffsetMs = 0;
       }
     });
   });
+}
+
+describe.each(['self-hosted', 'hosted'] as const)('an MCP client signs in to application C through Signet (%s)', (profile) => {
+  const setup = mcpSetup(profile);
+  mcpSignInTests(setup);
+  mcpRefusalTests(setup);
 });

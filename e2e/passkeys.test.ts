@@ -67,15 +67,22 @@ const recordSignals = () => {
   }
 };
 
-describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s profile)', { timeout: 90_000 }, (profile) => {
+/**
+ * The provider on `profile`, Chromium with an Ethereum wallet, a client, and what the tests pass on to
+ * the next: the wallet's sub, the /account page, its authenticator and the synced passkey.
+ */
+function passkeyBrowser(profile: 'self-hosted' | 'hosted') {
   let provider: TestProvider;
   let browser: Browser;
   let walletContext: BrowserContext;
   let client: oidc.Configuration;
+
   const ethereum: WalletBehaviour = { account: privateKeyToAccount(generatePrivateKey()), chainId: 1 };
+
   let walletSub: string;
   let account: Page;
   let authenticator: { cdp: CDPSession; id: string };
+
   /** The account's passkey as last used, wherever (withPasskey). */
   let synced: Credential[] = [];
 
@@ -124,33 +131,83 @@ describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s prof
     }
   }
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get browser() {
+      return browser;
+    },
+    get walletContext() {
+      return walletContext;
+    },
+    get client() {
+      return client;
+    },
+    ethereum,
+    get walletSub() {
+      return walletSub;
+    },
+    set walletSub(value) {
+      walletSub = value;
+    },
+    get account() {
+      return account;
+    },
+    set account(value) {
+      account = value;
+    },
+    get authenticator() {
+      return authenticator;
+    },
+    set authenticator(value) {
+      authenticator = value;
+    },
+    get synced() {
+      return synced;
+    },
+    set synced(value) {
+      synced = value;
+    },
+    signIn,
+    withPasskey,
+  };
+}
+type PasskeyBrowser = ReturnType<typeof passkeyBrowser>;
+
+/** Adding a passkey on /account, and signing in with it. */
+function addAndSignInTests(env: PasskeyBrowser) {
   it('adds a passkey on /account after a wallet sign-in', async () => {
+    const { provider, walletContext, signIn } = env;
     const signing = await walletContext.newPage();
     const claims = await signIn(signing, () => signing.locator('button.wallet', { hasText: 'Test Wallet' }).first().click());
-    walletSub = claims.sub as string;
+    env.walletSub = claims.sub as string;
     await signing.close();
-    account = await walletContext.newPage();
-    authenticator = await virtualAuthenticator(account);
-    await account.goto(`${provider.url}/account`);
-    await account.waitForSelector('#passkeys[data-ready]');
-    await account.fill('#passkey-name', 'Work laptop');
-    await Promise.all([account.waitForEvent('load'), account.locator('#passkey-add button[type=submit]').click()]);
-    await account.waitForSelector('li[data-passkey]');
-    expect(await account.textContent('#passkeys')).toContain('Work laptop');
-    const { credentials } = await authenticator.cdp.send('WebAuthn.getCredentials', { authenticatorId: authenticator.id });
+    env.account = await walletContext.newPage();
+    env.authenticator = await virtualAuthenticator(env.account);
+    await env.account.goto(`${provider.url}/account`);
+    await env.account.waitForSelector('#passkeys[data-ready]');
+    await env.account.fill('#passkey-name', 'Work laptop');
+    await Promise.all([env.account.waitForEvent('load'), env.account.locator('#passkey-add button[type=submit]').click()]);
+    await env.account.waitForSelector('li[data-passkey]');
+    expect(await env.account.textContent('#passkeys')).toContain('Work laptop');
+    const { credentials } = await env.authenticator.cdp.send('WebAuthn.getCredentials', {
+      authenticatorId: env.authenticator.id,
+    });
     expect(credentials).toHaveLength(1);
     expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
-    synced = credentials as Credential[];
-    await noSeriousViolations(account);
+    env.synced = credentials as Credential[];
+    await noSeriousViolations(env.account);
   });
 
   it('signs in with it in a fresh browser, through autofill and through the button: the account’s sub, amr pop', async () => {
+    const { signIn, withPasskey } = env;
     // Chromium's virtual authenticator answers a conditional (autofill) request at once, as a person picking it would.
     await withPasskey({ autofill: true }, async (page) => {
       const scripts: string[] = [];
       page.on('request', (request) => scripts.push(request.url()));
       const viaAutofill = await signIn(page);
-      expect(viaAutofill.sub).toBe(walletSub);
+      expect(viaAutofill.sub).toBe(env.walletSub);
       expect(viaAutofill).not.toHaveProperty('wallet');
       expect(viaAutofill.amr).toEqual(['pop', 'hwk', 'user', 'mfa']);
       // The passkey's code came in a chunk of its own, after the page's script.
@@ -162,12 +219,16 @@ describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s prof
         await noSeriousViolations(page);
         await page.locator('#passkey-button').click();
       });
-      expect(viaButton.sub).toBe(walletSub);
+      expect(viaButton.sub).toBe(env.walletSub);
       expect(viaButton.amr).toContain('pop');
     });
   });
+}
 
+/** Unknown passkeys, what a passkey session may do, and removal. */
+function refusalAndRemovalTests(env: PasskeyBrowser) {
   it('an unknown passkey: 401 PASSKEY_NOT_FOUND, and the page tells the browser to forget it', async () => {
+    const { browser, client } = env;
     const stranger = await browser.newContext();
     try {
       await stranger.addInitScript(recordSignals);
@@ -202,6 +263,7 @@ describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s prof
   });
 
   it('a passkey session sees the account but cannot delete it; a client without account_subject offers no passkey', async () => {
+    const { provider, ethereum, signIn, withPasskey } = env;
     await withPasskey({ autofill: true }, async (signing) => {
       let page = signing;
       await signIn(page);
@@ -230,11 +292,12 @@ describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s prof
   });
 
   it('removes the passkey on /account; it then signs nobody in', async () => {
-    await account.goto(`${provider.url}/account`);
-    await account.waitForSelector('#passkeys[data-ready]');
-    await Promise.all([account.waitForEvent('load'), account.locator('button[data-passkey-action="remove"]').click()]);
-    await account.waitForSelector('#passkeys');
-    expect(await account.locator('li[data-passkey]').count()).toBe(0);
+    const { provider, client, withPasskey } = env;
+    await env.account.goto(`${provider.url}/account`);
+    await env.account.waitForSelector('#passkeys[data-ready]');
+    await Promise.all([env.account.waitForEvent('load'), env.account.locator('button[data-passkey-action="remove"]').click()]);
+    await env.account.waitForSelector('#passkeys');
+    expect(await env.account.locator('li[data-passkey]').count()).toBe(0);
     await withPasskey({ autofill: true }, async (page) => {
       const answer = page.waitForResponse(
         (response) => response.request().method() === 'POST' && response.url().endsWith('/passkey'),
@@ -243,4 +306,10 @@ describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s prof
       expect((await answer).status()).toBe(401);
     });
   });
+}
+
+describe.each(['self-hosted', 'hosted'] as const)('passkeys in Chromium (%s profile)', { timeout: 90_000 }, (profile) => {
+  const env = passkeyBrowser(profile);
+  addAndSignInTests(env);
+  refusalAndRemovalTests(env);
 });

@@ -56,7 +56,8 @@ function wallets(browser: Browser) {
 
 const solanaButton = (page: Page) => page.locator('button.wallet', { hasText: '(Solana)' });
 
-describe('Sign in with Solana on the wallet page (self-hosted profile, the reference client)', () => {
+/** The self-hosted provider with Solana on, Chromium, the reference client and the wallets; the steps to the sign-in page. */
+function selfHostedSolanaPage() {
   let provider: TestProvider;
   let browser: Browser;
   let client: { server: Server; url: string };
@@ -93,7 +94,29 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
     await page.waitForSelector('button.wallet');
   }
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get browser() {
+      return browser;
+    },
+    get client() {
+      return client;
+    },
+    get w() {
+      return w;
+    },
+    authorizationFor,
+    toSignInPage,
+  };
+}
+type SelfHostedSolanaPage = ReturnType<typeof selfHostedSolanaPage>;
+
+/** Wallets that sign in (solana:signIn, solana:signMessage), and declined signatures. */
+function solanaWalletSignInTests(env: SelfHostedSolanaPage) {
   it('solana:signIn: both kinds of wallet in one list; Solana code loads when picked; lands at the client as solana:<mainnet>:<address>', async () => {
+    const { client, w, toSignInPage } = env;
     const keypair = solanaKeypair();
     const { page, problems, requests } = await w.page({ keypair });
     await toSignInPage(page);
@@ -116,6 +139,7 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
   });
 
   it('solana:signMessage when the wallet has no signIn: it connects, signs the text the page built, on the network it has (devnet)', async () => {
+    const { client, w, toSignInPage } = env;
     const keypair = solanaKeypair();
     const { page } = await w.page({ keypair, features: ['signMessage'], chains: ['solana:devnet'] });
     await toSignInPage(page);
@@ -126,6 +150,7 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
   });
 
   it('declined in the wallet: the page says so in words and offers to try again; then it signs in', async () => {
+    const { client, w, toSignInPage } = env;
     const keypair = solanaKeypair();
     const { page } = await w.page({ keypair, rejectSignature: true });
     await toSignInPage(page);
@@ -137,8 +162,12 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
     await page.waitForURL(`${client.url}/`);
     expect(await page.textContent('main')).toContain(keypair.address);
   });
+}
 
+/** Wrong messages and refused signatures, a Solana-only client, gated clients and no wallet. */
+function solanaWalletRefusalTests(env: SelfHostedSolanaPage) {
   it('a wallet that signs another message than it was given: words, nothing sent; the same sign-in then succeeds', async () => {
+    const { client, w, toSignInPage } = env;
     const keypair = solanaKeypair();
     for (const features of [['signIn'], ['signMessage']] as const) {
       const { page, requests } = await w.page({
@@ -159,6 +188,7 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
   });
 
   it('a signature the provider refuses (made by another key): the page explains it in words', async () => {
+    const { w, toSignInPage } = env;
     const { page } = await w.page({ keypair: solanaKeypair(), signWith: solanaKeypair() });
     await toSignInPage(page);
     await solanaButton(page).click();
@@ -169,6 +199,7 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
   });
 
   it('a Solana-only client, keyboard only: only Solana wallets, the first has focus, Enter signs in; axe finds nothing serious', async () => {
+    const { w, authorizationFor } = env;
     const url = await authorizationFor({ client_name: 'Solana Guild', account_namespaces: ['solana'] });
     const { page } = await w.page({ keypair: solanaKeypair() });
     await page.goto(url);
@@ -186,6 +217,7 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
   });
 
   it('a gated client offers no Solana wallet (its conditions are Ethereum holdings)', async () => {
+    const { w, authorizationFor } = env;
     const url = await authorizationFor({
       client_name: 'Holders',
       access_conditions: { match: 'all', conditions: [{ type: 'native', chainId: 1, minimum: '1' }] },
@@ -198,12 +230,19 @@ describe('Sign in with Solana on the wallet page (self-hosted profile, the refer
   });
 
   it('no wallet of either kind: the page says so', async () => {
+    const { client, w } = env;
     const { page } = await w.page({ keypair: solanaKeypair(), absent: true }, { absent: true });
     await page.goto(client.url);
     await page.click('#sign-in');
     await page.waitForSelector('.no-wallet');
     expect(await page.textContent('.no-wallet')).toContain('No Ethereum or Solana wallet was found in this browser.');
   });
+}
+
+describe('Sign in with Solana on the wallet page (self-hosted profile, the reference client)', () => {
+  const env = selfHostedSolanaPage();
+  solanaWalletSignInTests(env);
+  solanaWalletRefusalTests(env);
 });
 
 describe('Sign in with Solana on the wallet page (hosted profile, openid-client)', () => {

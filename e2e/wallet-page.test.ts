@@ -27,7 +27,11 @@ const PNG = Buffer.from(
   'hex',
 );
 
-describe('the wallet sign-in page in Chromium', () => {
+/**
+ * A local chain, the provider, the reference client, an avatar server and Chromium; a fresh page with
+ * a wallet of a given behaviour, and the steps to the sign-in page and back.
+ */
+function walletPageBrowser() {
   let chain: Testchain;
   let provider: TestProvider;
   let browser: Browser;
@@ -51,7 +55,6 @@ describe('the wallet sign-in page in Chromium', () => {
       TOS_URI: `${url}/terms`,
     }));
   });
-
   afterAll(async () => {
     await context?.close();
     await browser?.close();
@@ -88,7 +91,39 @@ describe('the wallet sign-in page in Chromium', () => {
     return page.textContent('main');
   };
 
+  return {
+    get chain() {
+      return chain;
+    },
+    get provider() {
+      return provider;
+    },
+    get browser() {
+      return browser;
+    },
+    get client() {
+      return client;
+    },
+    get avatars() {
+      return avatars;
+    },
+    get wallet() {
+      return wallet;
+    },
+    get context() {
+      return context;
+    },
+    freshPage,
+    toSignInPage,
+    signInAndLand,
+  };
+}
+type WalletPageBrowser = ReturnType<typeof walletPageBrowser>;
+
+/** Sign-ins that land at the client: EOAs, a second client, the keyboard, ENS and contract wallets. */
+function signInTests(env: WalletPageBrowser) {
   it('EOA: from "Sign in" at the client to its signed-in page; the page loads nothing from third parties', async () => {
+    const { provider, client, freshPage, toSignInPage, signInAndLand } = env;
     const account = privateKeyToAccount(generatePrivateKey());
     const { page, problems } = await freshPage({ account, chainId: 1 });
     const requests: string[] = [];
@@ -118,6 +153,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('another account signs for a second client in the same session: the browser gets through the logout-first step', async () => {
+    const { provider, client, freshPage, toSignInPage, signInAndLand } = env;
     const first = privateKeyToAccount(generatePrivateKey());
     const { page, problems } = await freshPage({ account: first, chainId: 1 });
     await toSignInPage(page);
@@ -141,7 +177,7 @@ describe('the wallet sign-in page in Chromium', () => {
     }).toString();
     await page.goto(url.href);
     await page.waitForSelector('button.wallet');
-    wallet.account = privateKeyToAccount(generatePrivateKey());
+    env.wallet.account = privateKeyToAccount(generatePrivateKey());
     const [callback] = await Promise.all([
       page.waitForRequest((r) => r.url().startsWith(`${client.url}/second/callback?`)),
       page.click('button.wallet'),
@@ -151,6 +187,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('keyboard only: the first wallet has focus, Enter signs in', async () => {
+    const { client, freshPage, toSignInPage } = env;
     const account = privateKeyToAccount(generatePrivateKey());
     const { page } = await freshPage({ account, chainId: 1 });
     await toSignInPage(page);
@@ -161,6 +198,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('ENS: the client shows the name and the avatar', async () => {
+    const { chain, avatars, freshPage, toSignInPage, signInAndLand } = env;
     const account = privateKeyToAccount(generatePrivateKey());
     await chain.setEnsName(account.address, 'carol.eth', { avatar: `${avatars.url}/carol.png` });
     const { page } = await freshPage({ account, chainId: 1 });
@@ -170,6 +208,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('EIP-1271: a deployed contract wallet signs in', async () => {
+    const { chain, freshPage, toSignInPage, signInAndLand } = env;
     const owner = privateKeyToAccount(generatePrivateKey());
     const address = await chain.deployWallet(owner.address, 21n);
     const { page } = await freshPage({ account: owner, address, chainId: 1 });
@@ -178,6 +217,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('EIP-6492: a wallet that is not deployed yet signs in', async () => {
+    const { chain, freshPage, toSignInPage, signInAndLand } = env;
     const owner = privateKeyToAccount(generatePrivateKey());
     const counterfactual = await chain.counterfactualWallet(owner.address, 22n);
     const { page } = await freshPage({
@@ -189,8 +229,12 @@ describe('the wallet sign-in page in Chromium', () => {
     await toSignInPage(page);
     expect(await signInAndLand(page)).toContain(`eip155:1:${counterfactual.address}`);
   });
+}
 
+/** Declined and refused sign-ins, expiry, gated clients, cancelling, and no wallet. */
+function refusalAndGatedTests(env: WalletPageBrowser) {
   it('the user declines the signature: the page says so and offers to try again', async () => {
+    const { freshPage, toSignInPage } = env;
     const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1, rejectSignature: true });
     await toSignInPage(page);
     await page.click('button.wallet');
@@ -201,6 +245,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('a wallet on a chain that is not allowed: switch refused is explained; switch accepted signs in', async () => {
+    const { freshPage, toSignInPage, signInAndLand } = env;
     const account = privateKeyToAccount(generatePrivateKey());
     const { page } = await freshPage({ account, chainId: 137, allowSwitch: false });
     await toSignInPage(page);
@@ -211,10 +256,11 @@ describe('the wallet sign-in page in Chromium', () => {
     const switching = await freshPage({ account, chainId: 137, allowSwitch: true });
     await toSignInPage(switching.page);
     expect(await signInAndLand(switching.page)).toContain(`eip155:1:${account.address}`);
-    expect(wallet.chainId).toBe(1);
+    expect(env.wallet.chainId).toBe(1);
   });
 
   it('an expired sign-in says so and links back to the site', async () => {
+    const { provider, client, freshPage, toSignInPage } = env;
     const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 });
     await toSignInPage(page);
     // Let the interaction's 10 minutes pass: move its expiry into the past in storage.
@@ -231,6 +277,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('a gated client: the page shows what to hold before signing, refuses a non-holder in words, and lets a holder in', async () => {
+    const { chain, provider, freshPage } = env;
     const token = await chain.deployToken('erc721');
     const callback = 'http://127.0.0.1:4999/callback';
     const registered = await fetch(`${provider.url}/reg`, {
@@ -284,6 +331,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('Cancel ends at the client with access_denied (through the provider’s page, in a browser new to the client)', async () => {
+    const { client, freshPage, toSignInPage } = env;
     const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 });
     await toSignInPage(page);
     await page.click('text=Cancel and go back');
@@ -295,6 +343,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('no wallet: the page says how to get one', async () => {
+    const { client, freshPage } = env;
     const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1, absent: true });
     await page.goto(client.url);
     await page.click('#sign-in');
@@ -302,8 +351,12 @@ describe('the wallet sign-in page in Chromium', () => {
     expect(await page.textContent('.no-wallet')).toContain('No Ethereum wallet was found');
     expect(await page.getAttribute('.no-wallet a', 'href')).toMatch(/^https:\/\/ethereum\.org\//);
   });
+}
 
+/** Screenshots, accessibility, README pictures and the Content-Security-Policy. */
+function lookAndPolicyTests(env: WalletPageBrowser) {
   it('screenshots at desktop and phone width, and no serious accessibility violations (axe-core)', async () => {
+    const { freshPage, toSignInPage } = env;
     for (const [name, viewport] of [
       ['desktop', { width: 1280, height: 900 }],
       ['phone', { width: 390, height: 844 }],
@@ -324,6 +377,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it("README's pictures of the sign-in page (docs/wallet-page.png, -phone.png) are this page, as a person sees it", async () => {
+    const { client } = env;
     // A provider named as in production (id.example.com) and a relying party (shop.localhost):
     // Chromium maps the name to the provider's loopback port, so the picture shows no test port
     // and is the same from run to run.
@@ -397,6 +451,7 @@ describe('the wallet sign-in page in Chromium', () => {
   });
 
   it('strict Content-Security-Policy on the page: no inline script, no eval, no framing', async () => {
+    const { freshPage, toSignInPage } = env;
     const { page } = await freshPage({ account: privateKeyToAccount(generatePrivateKey()), chainId: 1 });
     await toSignInPage(page);
     const response = await page.reload();
@@ -424,6 +479,13 @@ describe('the wallet sign-in page in Chromium', () => {
     );
     expect(outcome).toEqual({ ran: false, violation: expect.stringMatching(/^script-src/) });
   });
+}
+
+describe('the wallet sign-in page in Chromium', () => {
+  const env = walletPageBrowser();
+  signInTests(env);
+  refusalAndGatedTests(env);
+  lookAndPolicyTests(env);
 });
 
 describe('WalletConnect is offered only when configured, and loaded only when used', () => {

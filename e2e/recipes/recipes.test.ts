@@ -76,11 +76,17 @@ async function sendWebResponse(response: Response, res: import('node:http').Serv
   res.writeHead(response.status, headers).end(Buffer.from(await response.arrayBuffer()));
 }
 
-describe.each(profiles)('recipes on the %s profile', (profile) => {
+/**
+ * The provider on `profile` with e-mail on, private fetches allowed (logout tokens to loopback), and
+ * better-auth's client in its CLIENTS_FILE.
+ */
+function recipesProvider(profile: (typeof profiles)[number]) {
   let provider: TestProvider;
   let dir: string;
+
   /** better-auth's port: its client is the operator's (CLIENTS_FILE), with a synthetic email address. */
   let betterAuthPort: number;
+
   beforeAll(async () => {
     betterAuthPort = await reservePort();
     dir = mkdtempSync(join(tmpdir(), 'signet-recipes-'));
@@ -111,7 +117,24 @@ describe.each(profiles)('recipes on the %s profile', (profile) => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get dir() {
+      return dir;
+    },
+    get betterAuthPort() {
+      return betterAuthPort;
+    },
+  };
+}
+type RecipesProvider = ReturnType<typeof recipesProvider>;
+
+/** Auth.js and express-openid-connect. */
+function authJsAndExpressTests(env: RecipesProvider) {
   it('Auth.js (@auth/core, generic OIDC provider): sign in, session holds the address', async () => {
+    const { provider } = env;
     const port = await reservePort();
     const origin = `http://127.0.0.1:${port}`;
     const { clientId, clientSecret } = await registerConfidential(provider, `${origin}/auth/callback/signet`);
@@ -152,6 +175,7 @@ describe.each(profiles)('recipes on the %s profile', (profile) => {
   });
 
   it('express-openid-connect (confidential client): sign in, req.oidc.user holds the address; back-channel logout ends the session', async () => {
+    const { provider } = env;
     const port = await reservePort();
     const origin = `http://127.0.0.1:${port}`;
     const { clientId, clientSecret } = await registerConfidential(provider, `${origin}/callback`, {
@@ -208,8 +232,12 @@ describe.each(profiles)('recipes on the %s profile', (profile) => {
       await listening.close();
     }
   });
+}
 
+/** better-auth and next-auth 4. */
+function betterAuthAndNextAuthTests(env: RecipesProvider) {
   it('better-auth (genericOAuth): sign in; the user is created with the email claim, no profile mapping', async () => {
+    const { provider, betterAuthPort } = env;
     const origin = `http://127.0.0.1:${betterAuthPort}`;
     const auth = signetBetterAuth({
       SIGNET_ISSUER: provider.issuer,
@@ -252,6 +280,7 @@ describe.each(profiles)('recipes on the %s profile', (profile) => {
   });
 
   it('next-auth 4 (an OAuth provider with wellKnown, as a pages API route): sign in, the session holds the address', async () => {
+    const { provider } = env;
     const port = await reservePort();
     const origin = `http://127.0.0.1:${port}`;
     const { clientId, clientSecret } = await registerConfidential(provider, `${origin}/api/auth/callback/signet`);
@@ -309,8 +338,12 @@ describe.each(profiles)('recipes on the %s profile', (profile) => {
       await listening.close();
     }
   });
+}
 
+/** @hono/oidc-auth. */
+function honoTests(env: RecipesProvider) {
   it('@hono/oidc-auth: sign in, the session holds the subject', async () => {
+    const { provider } = env;
     const port = await reservePort();
     const origin = `http://127.0.0.1:${port}`;
     const { clientId, clientSecret } = await registerConfidential(provider, `${origin}/callback`);
@@ -340,4 +373,11 @@ describe.each(profiles)('recipes on the %s profile', (profile) => {
       await listening.close();
     }
   });
+}
+
+describe.each(profiles)('recipes on the %s profile', (profile) => {
+  const env = recipesProvider(profile);
+  authJsAndExpressTests(env);
+  betterAuthAndNextAuthTests(env);
+  honoTests(env);
 });

@@ -76,13 +76,15 @@ async function browserSignIn(client: RunningClient, signer = privateKeyToAccount
 const registeredClients = async (provider: TestProvider) =>
   (await provider.app.services.store.keys('oidc:Client:')).filter((k) => !k.endsWith(':consumed'));
 
-describe('reference client against the self-hosted provider', () => {
-  let provider: TestProvider;
-  beforeAll(async () => {
-    provider = await startTestProvider();
-  });
-  afterAll(() => provider?.stop());
+// One self-hosted provider, shared by the "reference client against the self-hosted provider" describes below.
+let provider: TestProvider;
 
+beforeAll(async () => {
+  provider = await startTestProvider();
+});
+afterAll(() => provider?.stop());
+
+describe('reference client against the self-hosted provider', () => {
   it('first use: registers itself, signs in with PKCE/state/nonce, and shows the user', async () => {
     const dataDir = tempDir();
     const client = await startClient(provider, { SCOPE: 'openid profile siwe' }, dataDir);
@@ -174,7 +176,9 @@ describe('reference client against the self-hosted provider', () => {
       await b.stop();
     }
   });
+});
 
+describe('reference client against the self-hosted provider: refusals and errors', () => {
   it('a wrong state ends at / with a readable error and no session', async () => {
     const client = await startClient(provider);
     try {
@@ -222,7 +226,9 @@ describe('reference client against the self-hosted provider', () => {
       await client.stop();
     }
   });
+});
 
+describe('reference client against the self-hosted provider: logout, stray callbacks and static credentials', () => {
   it('logout clears the session and redirects to end_session_endpoint with id_token_hint and post_logout_redirect_uri', async () => {
     const client = await startClient(provider);
     try {

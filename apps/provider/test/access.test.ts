@@ -25,83 +25,85 @@ import { MAX_ACCESS_CONDITIONS } from '../src/onchain/access.ts';
 
 type Conditions = { match: 'all' | 'any'; conditions: Record<string, unknown>[] };
 
+// One provider and its chains, shared by the "access conditions" describes below.
+let chain: Testchain;
+let ensChain: Testchain;
+let provider: TestProvider;
+let erc20: TestToken;
+let erc721: TestToken;
+let erc1155: TestToken;
+
+beforeAll(async () => {
+  // ENS on a node of its own, so the chain-1 node's request count shows only what sign-in and
+  // access checks ask.
+  [chain, ensChain] = await Promise.all([startTestchain({ chainId: 1, ens: false }), startTestchain({ chainId: 1 })]);
+  erc20 = await chain.deployToken('erc20');
+  erc721 = await chain.deployToken('erc721');
+  erc1155 = await chain.deployToken('erc1155');
+  provider = await startTestProvider({
+    ETH_RPC_URL: chain.url,
+    ENS_RPC_URL: ensChain.url,
+    ACCESS_CACHE_SECONDS: '0',
+    RPC_TIMEOUT_MS: '2000',
+  });
+});
+afterAll(async () => {
+  await provider?.stop();
+  await chain?.stop();
+  await ensChain?.stop();
+});
+
+const register = (metadata: Record<string, unknown>) =>
+  fetch(`${provider.url}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [TEST_REDIRECT_URI], token_endpoint_auth_method: 'none', ...metadata }),
+  });
+
+async function gatedClient(access_conditions: Conditions, metadata: Record<string, unknown> = {}) {
+  const response = await register({ access_conditions, ...metadata });
+  expect(response.status, await response.clone().text()).toBe(201);
+  const body = (await response.json()) as {
+    client_id: string;
+    access_conditions: unknown;
+    registration_access_token: string;
+    registration_client_uri: string;
+  };
+  expect(body.access_conditions).toEqual(access_conditions);
+  return { body, config: await oidc.discovery(new URL(provider.url), body.client_id, undefined, oidc.None(), insecure) };
+}
+
+/** A gated client for ERC-721 holders, registered for refresh tokens, and a holder of token `id` signed in to it. */
+async function holderWithRefreshToken(id: bigint) {
+  const { config } = await gatedClient(
+    { match: 'all', conditions: [nft()] },
+    { grant_types: ['authorization_code', 'refresh_token'] },
+  );
+  const holder = newHolder();
+  await erc721.mint(holder.address, { id });
+  const { url, verifier } = await pkceAuthorization(config, { scope: 'openid offline_access', prompt: 'consent' });
+  const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: holder });
+  const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+  expect(tokens.refresh_token).toBeTruthy();
+  return { config, holder, tokens };
+}
+
+/** Signs and posts; returns the answer (303 onward, or the refusal). */
+async function attempt(config: oidc.Configuration, signer = privateKeyToAccount(generatePrivateKey()), address?: Address) {
+  const jar = new CookieJar();
+  const { url } = await pkceAuthorization(config);
+  const interaction = await startInteraction(jar, url);
+  const details = await getDetails(jar, interaction);
+  const message = messageFor(details, address ?? signer.address);
+  const response = await postSignature(jar, interaction, { message, signature: await signer.signMessage({ message }) });
+  return { response, details, jar, interaction, message, signer };
+}
+
+const newHolder = () => privateKeyToAccount(generatePrivateKey());
+
+const nft = (tokenId?: string) => ({ type: 'erc721', chainId: 1, contract: erc721.address, ...(tokenId ? { tokenId } : {}) });
+
 describe('access conditions: only holders may sign in', () => {
-  let chain: Testchain;
-  let ensChain: Testchain;
-  let provider: TestProvider;
-  let erc20: TestToken;
-  let erc721: TestToken;
-  let erc1155: TestToken;
-
-  beforeAll(async () => {
-    // ENS on a node of its own, so the chain-1 node's request count shows only what sign-in and
-    // access checks ask.
-    [chain, ensChain] = await Promise.all([startTestchain({ chainId: 1, ens: false }), startTestchain({ chainId: 1 })]);
-    erc20 = await chain.deployToken('erc20');
-    erc721 = await chain.deployToken('erc721');
-    erc1155 = await chain.deployToken('erc1155');
-    provider = await startTestProvider({
-      ETH_RPC_URL: chain.url,
-      ENS_RPC_URL: ensChain.url,
-      ACCESS_CACHE_SECONDS: '0',
-      RPC_TIMEOUT_MS: '2000',
-    });
-  });
-  afterAll(async () => {
-    await provider?.stop();
-    await chain?.stop();
-    await ensChain?.stop();
-  });
-
-  const register = (metadata: Record<string, unknown>) =>
-    fetch(`${provider.url}/reg`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [TEST_REDIRECT_URI], token_endpoint_auth_method: 'none', ...metadata }),
-    });
-
-  async function gatedClient(access_conditions: Conditions, metadata: Record<string, unknown> = {}) {
-    const response = await register({ access_conditions, ...metadata });
-    expect(response.status, await response.clone().text()).toBe(201);
-    const body = (await response.json()) as {
-      client_id: string;
-      access_conditions: unknown;
-      registration_access_token: string;
-      registration_client_uri: string;
-    };
-    expect(body.access_conditions).toEqual(access_conditions);
-    return { body, config: await oidc.discovery(new URL(provider.url), body.client_id, undefined, oidc.None(), insecure) };
-  }
-
-  /** A gated client for ERC-721 holders, registered for refresh tokens, and a holder of token `id` signed in to it. */
-  async function holderWithRefreshToken(id: bigint) {
-    const { config } = await gatedClient(
-      { match: 'all', conditions: [nft()] },
-      { grant_types: ['authorization_code', 'refresh_token'] },
-    );
-    const holder = newHolder();
-    await erc721.mint(holder.address, { id });
-    const { url, verifier } = await pkceAuthorization(config, { scope: 'openid offline_access', prompt: 'consent' });
-    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: holder });
-    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
-    expect(tokens.refresh_token).toBeTruthy();
-    return { config, holder, tokens };
-  }
-
-  /** Signs and posts; returns the answer (303 onward, or the refusal). */
-  async function attempt(config: oidc.Configuration, signer = privateKeyToAccount(generatePrivateKey()), address?: Address) {
-    const jar = new CookieJar();
-    const { url } = await pkceAuthorization(config);
-    const interaction = await startInteraction(jar, url);
-    const details = await getDetails(jar, interaction);
-    const message = messageFor(details, address ?? signer.address);
-    const response = await postSignature(jar, interaction, { message, signature: await signer.signMessage({ message }) });
-    return { response, details, jar, interaction, message, signer };
-  }
-
-  const newHolder = () => privateKeyToAccount(generatePrivateKey());
-  const nft = (tokenId?: string) => ({ type: 'erc721', chainId: 1, contract: erc721.address, ...(tokenId ? { tokenId } : {}) });
-
   it('registration validates access_conditions and names the problem; a valid one is echoed and managed', async () => {
     const base = { type: 'erc20', chainId: 1, contract: `0x${'11'.repeat(20)}`, minimum: '1' };
     const cases: [unknown, RegExp][] = [
@@ -180,7 +182,9 @@ describe('access conditions: only holders may sign in', () => {
     const plain = await attempt(ungated);
     expect(plain.details.requires).toBeUndefined();
   });
+});
 
+describe('access conditions: only holders may sign in (tokens and wallets)', () => {
   it('ERC-721: a holder signs in; a non-holder is refused with 403 ACCESS_CONDITION_NOT_MET, in words, and the same sign-in succeeds once they hold', async () => {
     const { config } = await gatedClient({ match: 'all', conditions: [nft()] });
     const holder = newHolder();
@@ -243,7 +247,9 @@ describe('access conditions: only holders may sign in', () => {
     const ok = await attempt(config, owner, wallet);
     expect(ok.response.status).toBe(303);
   });
+});
 
+describe('access conditions: only holders may sign in (RPC, refresh and sessions)', () => {
   it('one batched RPC request for a gated sign-in; none at all for an ungated EOA sign-in', async () => {
     const holder = newHolder();
     await erc20.mint(holder.address, { amount: 5n });
@@ -318,7 +324,9 @@ describe('access conditions: only holders may sign in', () => {
     const post = await postSignature(jar, interaction, { message, signature: await holder.signMessage({ message }) });
     expect(post.status).toBe(403);
   });
+});
 
+describe('access conditions: only holders may sign in (an unreachable node, the wallet page)', () => {
   it('an unreachable RPC node: 503 RPC_UNAVAILABLE at sign-in and at refresh, never a pass; all works again when it is back', async () => {
     const { config, holder, tokens } = await holderWithRefreshToken(5001n);
 

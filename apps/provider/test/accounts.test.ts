@@ -34,60 +34,83 @@ const insecure = { execute: [oidc.allowInsecureRequests] };
 const key = () => privateKeyToAccount(generatePrivateKey());
 type Details = Awaited<ReturnType<typeof getDetails>>;
 
-describe('accounts: one person, many wallets', () => {
-  let provider: TestProvider;
-  let accountClient: oidc.Configuration;
-  let walletClient: oidc.Configuration;
+// One provider and its two clients, shared by the "accounts" describes below.
+let provider: TestProvider;
+let accountClient: oidc.Configuration;
+let walletClient: oidc.Configuration;
 
-  beforeAll(async () => {
-    provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet', BITCOIN_NETWORKS: 'mainnet', ACCOUNT_MAX_WALLETS: '4' });
-    const register = (metadata: Record<string, unknown>) =>
-      oidc.dynamicClientRegistration(
-        new URL(provider.issuer),
-        {
-          redirect_uris: [TEST_REDIRECT_URI],
-          token_endpoint_auth_method: 'none',
-          account_namespaces: ['eip155', 'solana', 'bip122'],
-          ...metadata,
-        },
-        undefined,
-        insecure,
-      );
-    accountClient = await register({ account_subject: true });
-    walletClient = await register({});
+beforeAll(async () => {
+  provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet', BITCOIN_NETWORKS: 'mainnet', ACCOUNT_MAX_WALLETS: '4' });
+  const register = (metadata: Record<string, unknown>) =>
+    oidc.dynamicClientRegistration(
+      new URL(provider.issuer),
+      {
+        redirect_uris: [TEST_REDIRECT_URI],
+        token_endpoint_auth_method: 'none',
+        account_namespaces: ['eip155', 'solana', 'bip122'],
+        ...metadata,
+      },
+      undefined,
+      insecure,
+    );
+  accountClient = await register({ account_subject: true });
+  walletClient = await register({});
+});
+afterAll(() => provider?.stop());
+
+const origin = () => new URL(provider.url).origin;
+
+const url = (path: string) => new URL(path, provider.url);
+
+/** A request as the account page's script makes it: same origin, JSON. */
+const page = (jar: CookieJar, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  request(jar, url(path), {
+    method,
+    headers: { accept: 'application/json', 'content-type': 'application/json', origin: origin(), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  afterAll(() => provider?.stop());
 
-  const origin = () => new URL(provider.url).origin;
-  const url = (path: string) => new URL(path, provider.url);
-  /** A request as the account page's script makes it: same origin, JSON. */
-  const page = (jar: CookieJar, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    request(jar, url(path), {
-      method,
-      headers: { accept: 'application/json', 'content-type': 'application/json', origin: origin(), ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  const details = async (jar: CookieJar, path: string) => {
-    const response = await page(jar, 'GET', path);
-    expect(response.status, await response.clone().text()).toBe(200);
-    return (await response.json()) as Details;
-  };
-  const signFor = async (signer: PrivateKeyAccount, d: Details, chainId?: number) => {
-    const message = messageFor(d, signer.address, chainId ? { chainId } : {});
-    return { message, signature: await signer.signMessage({ message }) };
-  };
-  /** Signs in to `client` with `signer` in `jar`; returns the tokens' claims and the jar. */
-  async function signIn(client: oidc.Configuration, signer: PrivateKeyAccount, jar = new CookieJar(), scope = 'openid profile') {
-    const { url: authorizationUrl, verifier } = await pkceAuthorization(client, { scope, prompt: 'login' });
-    const { callbackUrl } = await walletSignIn({ authorizationUrl, signer, jar });
-    const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
-    return { claims: tokens.claims() as Record<string, unknown>, tokens, jar };
-  }
-  /** Links `signer` to the account signed in to in `jar`. */
-  async function link(jar: CookieJar, signer: PrivateKeyAccount, chainId?: number) {
-    return page(jar, 'POST', '/account/wallets', await signFor(signer, await details(jar, '/account/link'), chainId));
-  }
+const details = async (jar: CookieJar, path: string) => {
+  const response = await page(jar, 'GET', path);
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await response.json()) as Details;
+};
 
+const signFor = async (signer: PrivateKeyAccount, d: Details, chainId?: number) => {
+  const message = messageFor(d, signer.address, chainId ? { chainId } : {});
+  return { message, signature: await signer.signMessage({ message }) };
+};
+
+/** Signs in to `client` with `signer` in `jar`; returns the tokens' claims and the jar. */
+async function signIn(client: oidc.Configuration, signer: PrivateKeyAccount, jar = new CookieJar(), scope = 'openid profile') {
+  const { url: authorizationUrl, verifier } = await pkceAuthorization(client, { scope, prompt: 'login' });
+  const { callbackUrl } = await walletSignIn({ authorizationUrl, signer, jar });
+  const tokens = await oidc.authorizationCodeGrant(client, callbackUrl, { pkceCodeVerifier: verifier });
+  return { claims: tokens.claims() as Record<string, unknown>, tokens, jar };
+}
+
+/** Links `signer` to the account signed in to in `jar`. */
+async function link(jar: CookieJar, signer: PrivateKeyAccount, chainId?: number) {
+  return page(jar, 'POST', '/account/wallets', await signFor(signer, await details(jar, '/account/link'), chainId));
+}
+
+/** Sets this browser's proofs back by `minutes` (as time passing would). */
+async function ageProofs(jar: CookieJar, minutes = 11) {
+  await page(jar, 'GET', '/account');
+  const id = /(?:^|; )signet_account=([^;]+)/.exec(jar.header(url('/account/x')))?.[1];
+  expect(id).toBeDefined();
+  const store = provider.app.services.store;
+  const record = JSON.parse((await store.get(`account-session:${id}`)) as string) as { proofs: Record<string, number> };
+  for (const wallet of Object.keys(record.proofs)) record.proofs[wallet] = (record.proofs[wallet] as number) - minutes * 60_000;
+  await store.set(`account-session:${id}`, JSON.stringify(record), 3600);
+}
+
+const error = async (response: Response) => ({
+  status: response.status,
+  error: ((await response.json()) as { error: string }).error,
+});
+
+describe('accounts: one person, many wallets', () => {
   it('a first sign-in makes an account; an account client gets its id as sub, the signing wallet and the linked wallets', async () => {
     const alice = key();
     const { claims, jar } = await signIn(accountClient, alice, new CookieJar(), 'openid profile wallets');
@@ -163,22 +186,9 @@ describe('accounts: one person, many wallets', () => {
     const other = await oidc.authorizationCodeGrant(accountClient, segwit.callbackUrl, { pkceCodeVerifier: v2 });
     expect(other.claims()?.sub).not.toBe(claims.sub);
   });
+});
 
-  /** Sets this browser's proofs back by `minutes` (as time passing would). */
-  async function ageProofs(jar: CookieJar, minutes = 11) {
-    await page(jar, 'GET', '/account');
-    const id = /(?:^|; )signet_account=([^;]+)/.exec(jar.header(url('/account/x')))?.[1];
-    expect(id).toBeDefined();
-    const store = provider.app.services.store;
-    const record = JSON.parse((await store.get(`account-session:${id}`)) as string) as { proofs: Record<string, number> };
-    for (const wallet of Object.keys(record.proofs)) record.proofs[wallet] = (record.proofs[wallet] as number) - minutes * 60_000;
-    await store.set(`account-session:${id}`, JSON.stringify(record), 3600);
-  }
-  const error = async (response: Response) => ({
-    status: response.status,
-    error: ((await response.json()) as { error: string }).error,
-  });
-
+describe('accounts: one person, many wallets (linking refused)', () => {
   it('refuses a link without the new wallet’s key: no signature, another signer, another domain, a sign-in’s message, another browser’s, a replay', async () => {
     const alice = key();
     const carol = key();
@@ -306,7 +316,9 @@ describe('accounts: one person, many wallets', () => {
     for (let i = 0; i < 3; i++) expect((await link(jar, key())).status).toBe(201);
     expect(await error(await link(jar, key()))).toEqual({ status: 409, error: 'TOO_MANY_WALLETS' });
   });
+});
 
+describe('accounts: one person, many wallets (moves and fresh signatures)', () => {
   it('a wallet that is its account’s only wallet moves; that account ends with everything signed with it', async () => {
     const erin = key();
     const erinAlone = await signIn(accountClient, erin, new CookieJar(), 'openid');
@@ -390,7 +402,9 @@ describe('accounts: one person, many wallets', () => {
       error: 'WALLET_NOT_FOUND',
     });
   });
+});
 
+describe('accounts: one person, many wallets (removal and deletion)', () => {
   it('removing a wallet ends what it signed (tokens, refresh, session); LAST_WALLET and WALLET_NOT_FOUND', async () => {
     const alice = key();
     const bob = key();

@@ -45,63 +45,66 @@ function linesOf(file: string): AuditLine[] {
     .map((line) => JSON.parse(line) as AuditLine);
 }
 
+// One provider writing its audit log, shared by the "audit events" describes below.
+const file = join(dir, 'provider', 'audit.log');
+
+let chain: Testchain;
+let erc721: TestToken;
+let provider: TestProvider;
+
+/** Secrets handed out during the run: none may appear in the audit file. */
+const secrets: string[] = [];
+
+/** Waits for the events matching `fields` (the file is written asynchronously) and returns them. */
+async function events(event: string, fields: Record<string, unknown> = {}): Promise<AuditLine[]> {
+  let found: AuditLine[] = [];
+  await expect
+    .poll(() => {
+      found = linesOf(file).filter((line) => line.event === event && expect.objectContaining(fields).asymmetricMatch(line));
+      return found.length;
+    })
+    .toBeGreaterThan(0);
+  return found;
+}
+
+beforeAll(async () => {
+  chain = await startTestchain({ chainId: 1, ens: false });
+  erc721 = await chain.deployToken('erc721');
+  provider = await startTestProvider({ AUDIT_LOG: file, ETH_RPC_URL: chain.url, ACCESS_CACHE_SECONDS: '0' });
+});
+afterAll(async () => {
+  await provider?.stop();
+  await chain?.stop();
+  // Nothing secret was written, whatever the events.
+  const text = readFileSync(file, 'utf8');
+  for (const secret of secrets) expect(text).not.toContain(secret);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function client(metadata: Partial<oidc.ClientMetadata> = {}) {
+  const config = await oidc.dynamicClientRegistration(
+    new URL(provider.url),
+    { redirect_uris: [TEST_REDIRECT_URI], post_logout_redirect_uris: [BYE], token_endpoint_auth_method: 'none', ...metadata },
+    oidc.None(),
+    insecure,
+  );
+  const meta = config.clientMetadata() as Record<string, string>;
+  secrets.push(meta.registration_access_token as string);
+  return config;
+}
+
+async function signIn(config: oidc.Configuration, scope = 'openid profile') {
+  const signer = privateKeyToAccount(generatePrivateKey());
+  const { url, verifier } = await pkceAuthorization(config, { scope, prompt: 'consent' });
+  const jar = new CookieJar();
+  const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer, jar });
+  secrets.push(callbackUrl.searchParams.get('code') as string);
+  const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
+  for (const token of [tokens.access_token, tokens.id_token, tokens.refresh_token]) if (token) secrets.push(token);
+  return { signer, tokens, jar };
+}
+
 describe('audit events', () => {
-  const file = join(dir, 'provider', 'audit.log');
-  let chain: Testchain;
-  let erc721: TestToken;
-  let provider: TestProvider;
-  /** Secrets handed out during the run: none may appear in the audit file. */
-  const secrets: string[] = [];
-
-  /** Waits for the events matching `fields` (the file is written asynchronously) and returns them. */
-  async function events(event: string, fields: Record<string, unknown> = {}): Promise<AuditLine[]> {
-    let found: AuditLine[] = [];
-    await expect
-      .poll(() => {
-        found = linesOf(file).filter((line) => line.event === event && expect.objectContaining(fields).asymmetricMatch(line));
-        return found.length;
-      })
-      .toBeGreaterThan(0);
-    return found;
-  }
-
-  beforeAll(async () => {
-    chain = await startTestchain({ chainId: 1, ens: false });
-    erc721 = await chain.deployToken('erc721');
-    provider = await startTestProvider({ AUDIT_LOG: file, ETH_RPC_URL: chain.url, ACCESS_CACHE_SECONDS: '0' });
-  });
-  afterAll(async () => {
-    await provider?.stop();
-    await chain?.stop();
-    // Nothing secret was written, whatever the events.
-    const text = readFileSync(file, 'utf8');
-    for (const secret of secrets) expect(text).not.toContain(secret);
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function client(metadata: Partial<oidc.ClientMetadata> = {}) {
-    const config = await oidc.dynamicClientRegistration(
-      new URL(provider.url),
-      { redirect_uris: [TEST_REDIRECT_URI], post_logout_redirect_uris: [BYE], token_endpoint_auth_method: 'none', ...metadata },
-      oidc.None(),
-      insecure,
-    );
-    const meta = config.clientMetadata() as Record<string, string>;
-    secrets.push(meta.registration_access_token as string);
-    return config;
-  }
-
-  async function signIn(config: oidc.Configuration, scope = 'openid profile') {
-    const signer = privateKeyToAccount(generatePrivateKey());
-    const { url, verifier } = await pkceAuthorization(config, { scope, prompt: 'consent' });
-    const jar = new CookieJar();
-    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer, jar });
-    secrets.push(callbackUrl.searchParams.get('code') as string);
-    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier });
-    for (const token of [tokens.access_token, tokens.id_token, tokens.refresh_token]) if (token) secrets.push(token);
-    return { signer, tokens, jar };
-  }
-
   it('every line: type audit, an event name, an ISO time', async () => {
     const config = await client();
     await events('client.registered', { client_id: config.clientMetadata().client_id });
@@ -162,7 +165,9 @@ describe('audit events', () => {
     const [consent] = await events('consent.granted', { account });
     expect(consent).toMatchObject({ client_id: config.clientMetadata().client_id, scope: 'openid profile' });
   });
+});
 
+describe('audit events: refusals, tokens and logout', () => {
   it('sign_in.refused: the reason, and the account the message claims', async () => {
     const config = await client();
     const jar = new CookieJar();

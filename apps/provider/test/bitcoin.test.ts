@@ -104,11 +104,126 @@ function highS(derWithHashType: Uint8Array): Uint8Array {
   return Uint8Array.from([0x30, body.length, ...body, derWithHashType.at(-1) as number]);
 }
 
-describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=mainnet,signet)', () => {
+/** One interaction's refusals: a key, its well-formed submission, and a poster that checks each refusal and keeps its status. */
+type Submissions = {
+  key: ReturnType<typeof bitcoinKey>;
+  p2wpkh: string;
+  good: { message: string; signature: string };
+  /** Each message built once: a second build may carry a later Issued At. */
+  p2trMessage: string;
+  p2pkhMessage: string;
+  messageOf: (address: string, overrides?: Parameters<typeof bitcoinMessageFor>[2]) => string;
+  post: (body: { message: string; signature: string }) => Promise<Response>;
+  refused: (body: { message: string; signature: string }, status: number, error: string, words?: RegExp) => Promise<void>;
+  statuses: number[];
+  details: InteractionDetails;
+  now: number;
+};
+
+/** Signatures of the wrong type, non-canonical, malformed, oversized, or by another key. */
+async function refuseBadSignatures({ key, good, p2trMessage, p2pkhMessage, post, refused, statuses }: Submissions) {
+  // A signature for another address type than the address: the same key's Taproot signature for its bc1q address.
+  await refused({ message: good.message, signature: key.sign('p2tr', good.message) }, 400, 'SIGNATURE_TYPE_MISMATCH');
+  // ... an ECDSA witness for its bc1p address, BIP-322 for its P2PKH address.
+  await refused({ message: p2trMessage, signature: key.sign('p2wpkh', p2trMessage) }, 400, 'SIGNATURE_TYPE_MISMATCH');
+  await refused({ message: p2pkhMessage, signature: key.sign('p2wpkh', p2pkhMessage) }, 400, 'SIGNATURE_TYPE_MISMATCH');
+  // A BIP-137 signature for a segwit address, and a BIP-137 header that lies about the address type (35–42: segwit).
+  const legacy = Buffer.from(key.sign('p2pkh', good.message), 'base64');
+  await refused({ ...good, signature: legacy.toString('base64') }, 400, 'SIGNATURE_TYPE_MISMATCH');
+  const lying = Buffer.from(key.sign('p2pkh', p2pkhMessage), 'base64');
+  lying[0] = (lying[0] as number) + 8; // 31–34 (P2PKH, compressed) → 39–42 (P2WPKH)
+  await refused({ message: p2pkhMessage, signature: lying.toString('base64') }, 400, 'SIGNATURE_TYPE_MISMATCH');
+  // A high-S ECDSA signature (valid arithmetic), and BER where DER belongs.
+  const [sig, pub] = witnessOf(good.signature) as [Uint8Array, Uint8Array];
+  await refused({ ...good, signature: asWitness([highS(sig), pub]) }, 400, 'NON_CANONICAL_SIGNATURE');
+  const ber = Uint8Array.from([0x30, (sig[1] as number) + 1, 0x02, (sig[3] as number) + 1, 0x00, ...sig.subarray(4)]);
+  await refused({ ...good, signature: asWitness([ber, pub]) }, 400, 'NON_CANONICAL_SIGNATURE');
+  // A witness with an extra item, or one missing; a Taproot annex.
+  await refused({ ...good, signature: asWitness([sig, pub, new Uint8Array([1])]) }, 400, 'MALFORMED_SIGNATURE');
+  await refused({ ...good, signature: asWitness([sig]) }, 400, 'MALFORMED_SIGNATURE');
+  const [schnorr] = witnessOf(key.sign('p2tr', p2trMessage)) as [Uint8Array];
+  await refused(
+    { message: p2trMessage, signature: asWitness([schnorr, Uint8Array.from([0x50, 1])]) },
+    400,
+    'MALFORMED_SIGNATURE',
+  );
+  // A Taproot signature with a hash type that signs less than everything.
+  await refused(
+    { message: p2trMessage, signature: asWitness([Uint8Array.from([...schnorr, 0x02])]) },
+    400,
+    'UNSUPPORTED_SIGHASH',
+  );
+  // Oversized: a signature over 400 characters (refused before decoding), a body over the limit, not base64, hex.
+  await refused({ ...good, signature: 'A'.repeat(404) }, 400, 'MALFORMED_SIGNATURE');
+  await refused({ ...good, signature: asWitness([sig, pub, ...Array(20).fill(new Uint8Array(30))]) }, 400, 'MALFORMED_SIGNATURE');
+  await refused({ ...good, signature: `0x${Buffer.from(sig).toString('hex')}` }, 400, 'MALFORMED_SIGNATURE');
+  // Base64 whose length is not a multiple of 4 (unpadded or cut short).
+  await refused({ ...good, signature: good.signature.slice(0, -1) }, 400, 'MALFORMED_SIGNATURE');
+  const huge = await post({ ...good, signature: 'A'.repeat(200_000) });
+  statuses.push(huge.status);
+  await expectError(huge, 413, 'PAYLOAD_TOO_LARGE');
+  // Signed by another key: 401.
+  await refused({ ...good, signature: bitcoinKey().sign('p2wpkh', good.message) }, 401, 'INVALID_SIGNATURE');
+}
+
+/** A test address on mainnet, a bech32 address in upper case, a P2WSH (script) address. */
+async function refuseBadAddresses({ key, p2wpkh, good, refused }: Submissions) {
+  const testAddress = key.address('p2wpkh', 'testnet');
+  await refused(
+    { message: good.message.replace(p2wpkh, testAddress), signature: key.sign('p2wpkh', good.message, { network: 'testnet' }) },
+    400,
+    'NETWORK_MISMATCH',
+  );
+  await refused({ ...good, message: good.message.replace(p2wpkh, p2wpkh.toUpperCase()) }, 400, 'INVALID_ADDRESS');
+  await refused(
+    { ...good, message: good.message.replace(p2wpkh, 'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3') },
+    400,
+    'UNSUPPORTED_ADDRESS_TYPE',
+  );
+}
+
+/** The binding rules, as for an Ethereum message; another chain; a message that changes what the details give; not SIWB. */
+async function refuseBrokenBindings({ key, p2wpkh, good, messageOf, refused, details, now }: Submissions) {
+  const testAddress = key.address('p2wpkh', 'testnet');
+  // The binding rules, as for an Ethereum message: another nonce, domain, URI, network, resource, times.
+  const cases: [Parameters<typeof bitcoinMessageFor>[2], string][] = [
+    [{ nonce: 'aaaaaaaaaaaaaaaa' }, 'NONCE_MISMATCH'],
+    [{ domain: 'evil.example.com' }, 'DOMAIN_MISMATCH'],
+    [{ uri: 'https://evil.example.com/' }, 'URI_MISMATCH'],
+    [{ resources: ['https://evil.example.com/cb'] }, 'RESOURCE_MISMATCH'],
+    [{ expirationTime: new Date(now - 1000) }, 'EXPIRED_MESSAGE'],
+    [{ notBefore: new Date(now + minutes(5)) }, 'NOT_YET_VALID_MESSAGE'],
+    [{ issuedAt: new Date(now + minutes(5)) }, 'ISSUED_IN_FUTURE'],
+    [{ issuedAt: new Date(now - minutes(5)) }, 'MESSAGE_TOO_OLD'],
+  ];
+  for (const [overrides, error] of cases) {
+    const message = messageOf(p2wpkh, overrides);
+    await refused({ message, signature: key.sign('p2wpkh', message) }, 400, error);
+  }
+  // Another chain: testnet (not offered here), with its own address and a valid signature.
+  const testnet = messageOf(testAddress, { network: 'testnet' });
+  await refused({ message: testnet, signature: key.sign('p2wpkh', testnet, { network: 'testnet' }) }, 400, 'CHAIN_NOT_ALLOWED');
+  // A message that changes what the details give (a statement of its own, a Request ID), validly signed.
+  for (const [overrides, field] of [
+    [{ statement: 'Send all my coins to a stranger.' }, 'statement'],
+    [{ requestId: 'r-1' }, 'requestId'],
+    [{ expirationTime: new Date(Date.parse(details.expiresAt) + minutes(60)) }, 'expirationTime'],
+  ] as const) {
+    const message = messageOf(p2wpkh, overrides);
+    await refused({ message, signature: key.sign('p2wpkh', message) }, 400, 'MESSAGE_MISMATCH', new RegExp(`its ${field} is`));
+  }
+  // Not a SIWB message at all (a line missing), with a Bitcoin first line.
+  await refused({ ...good, message: good.message.replace(/\nVersion: 1/, '') }, 400, 'UNABLE_TO_PARSE');
+}
+
+/** A self-hosted provider with BITCOIN_NETWORKS=mainnet,signet, a counting chain-1 node, a public client and an audit log. */
+function selfHostedBitcoin() {
   let provider: TestProvider;
   let node: Awaited<ReturnType<typeof countingNode>>;
   let client: oidc.Configuration;
+
   const dir = mkdtempSync(join(tmpdir(), 'signet-bitcoin-'));
+
   const auditFile = join(dir, 'audit.log');
 
   beforeAll(async () => {
@@ -148,7 +263,27 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, unknown>);
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get node() {
+      return node;
+    },
+    get client() {
+      return client;
+    },
+    dir,
+    auditFile,
+    audit,
+  };
+}
+type SelfHostedBitcoin = ReturnType<typeof selfHostedBitcoin>;
+
+/** Sign-ins with each address type and network. */
+function bitcoinSignInTests(env: SelfHostedBitcoin) {
   it('the details name the namespaces and the networks; every Ethereum field is as before', async () => {
+    const { provider, client } = env;
     const { details, interactionUrl } = await open(client);
     expect(details).toMatchObject({
       uid: interactionUrl.pathname.split('/')[2],
@@ -166,6 +301,7 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
 
   for (const [type, method] of ADDRESS_TYPES) {
     it(`${type} (${method}) ends at openid-client: sub bip122:<mainnet>:<address>, the address as username, the signed message and signature`, async () => {
+      const { provider, node, client } = env;
       const key = bitcoinKey();
       const before = node.requests();
       const { url, verifier } = await pkceAuthorization(client, { scope: 'openid profile siwe', state: 'st' });
@@ -192,6 +328,7 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
   }
 
   it('signet names its own reference; a full BIP-322 signature (the single-input template) is taken too; metrics count the method', async () => {
+    const { provider, client } = env;
     const key = bitcoinKey();
     const { url, verifier } = await pkceAuthorization(client, { scope: 'openid' });
     const { callbackUrl, address } = await bitcoinSignIn({
@@ -209,8 +346,12 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
     expect(metrics).toMatch(/signet_sign_ins_total\{result="success",method="bip137"\} [1-9]/);
     expect(metrics).toMatch(/signet_siwe_verification_seconds_count\{method="bip322-simple"\} [1-9]/);
   });
+}
 
+/** Refusals, and what the audit log says of them. */
+function bitcoinRefusalTests(env: SelfHostedBitcoin) {
   it('every bad Bitcoin submission has its own typed code and never a 5xx; nothing is stored; the same sign-in then succeeds', async () => {
+    const { provider, client } = env;
     const { jar, interactionUrl, details } = await open(client, { state: 'bad' });
     const key = bitcoinKey();
     const post = (body: { message: string; signature: string }) => postSignature(jar, interactionUrl, body);
@@ -238,94 +379,22 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
       await expectError(response, status, error, words);
     };
 
-    // A signature for another address type than the address: the same key's Taproot signature for its bc1q address.
-    await refused({ message: good.message, signature: key.sign('p2tr', good.message) }, 400, 'SIGNATURE_TYPE_MISMATCH');
-    // ... an ECDSA witness for its bc1p address, BIP-322 for its P2PKH address.
-    await refused({ message: p2trMessage, signature: key.sign('p2wpkh', p2trMessage) }, 400, 'SIGNATURE_TYPE_MISMATCH');
-    await refused({ message: p2pkhMessage, signature: key.sign('p2wpkh', p2pkhMessage) }, 400, 'SIGNATURE_TYPE_MISMATCH');
-    // A BIP-137 signature for a segwit address, and a BIP-137 header that lies about the address type (35–42: segwit).
-    const legacy = Buffer.from(key.sign('p2pkh', good.message), 'base64');
-    await refused({ ...good, signature: legacy.toString('base64') }, 400, 'SIGNATURE_TYPE_MISMATCH');
-    const lying = Buffer.from(key.sign('p2pkh', p2pkhMessage), 'base64');
-    lying[0] = (lying[0] as number) + 8; // 31–34 (P2PKH, compressed) → 39–42 (P2WPKH)
-    await refused({ message: p2pkhMessage, signature: lying.toString('base64') }, 400, 'SIGNATURE_TYPE_MISMATCH');
-    // A high-S ECDSA signature (valid arithmetic), and BER where DER belongs.
-    const [sig, pub] = witnessOf(good.signature) as [Uint8Array, Uint8Array];
-    await refused({ ...good, signature: asWitness([highS(sig), pub]) }, 400, 'NON_CANONICAL_SIGNATURE');
-    const ber = Uint8Array.from([0x30, (sig[1] as number) + 1, 0x02, (sig[3] as number) + 1, 0x00, ...sig.subarray(4)]);
-    await refused({ ...good, signature: asWitness([ber, pub]) }, 400, 'NON_CANONICAL_SIGNATURE');
-    // A witness with an extra item, or one missing; a Taproot annex.
-    await refused({ ...good, signature: asWitness([sig, pub, new Uint8Array([1])]) }, 400, 'MALFORMED_SIGNATURE');
-    await refused({ ...good, signature: asWitness([sig]) }, 400, 'MALFORMED_SIGNATURE');
-    const [schnorr] = witnessOf(key.sign('p2tr', p2trMessage)) as [Uint8Array];
-    await refused(
-      { message: p2trMessage, signature: asWitness([schnorr, Uint8Array.from([0x50, 1])]) },
-      400,
-      'MALFORMED_SIGNATURE',
-    );
-    // A Taproot signature with a hash type that signs less than everything.
-    await refused(
-      { message: p2trMessage, signature: asWitness([Uint8Array.from([...schnorr, 0x02])]) },
-      400,
-      'UNSUPPORTED_SIGHASH',
-    );
-    // Oversized: a signature over 400 characters (refused before decoding), a body over the limit, not base64, hex.
-    await refused({ ...good, signature: 'A'.repeat(404) }, 400, 'MALFORMED_SIGNATURE');
-    await refused(
-      { ...good, signature: asWitness([sig, pub, ...Array(20).fill(new Uint8Array(30))]) },
-      400,
-      'MALFORMED_SIGNATURE',
-    );
-    await refused({ ...good, signature: `0x${Buffer.from(sig).toString('hex')}` }, 400, 'MALFORMED_SIGNATURE');
-    // Base64 whose length is not a multiple of 4 (unpadded or cut short).
-    await refused({ ...good, signature: good.signature.slice(0, -1) }, 400, 'MALFORMED_SIGNATURE');
-    const huge = await post({ ...good, signature: 'A'.repeat(200_000) });
-    statuses.push(huge.status);
-    await expectError(huge, 413, 'PAYLOAD_TOO_LARGE');
-    // Signed by another key: 401.
-    await refused({ ...good, signature: bitcoinKey().sign('p2wpkh', good.message) }, 401, 'INVALID_SIGNATURE');
-    // The address: a test address on mainnet, a bech32 address in upper case, a P2WSH (script) address.
-    const testAddress = key.address('p2wpkh', 'testnet');
-    await refused(
-      { message: good.message.replace(p2wpkh, testAddress), signature: key.sign('p2wpkh', good.message, { network: 'testnet' }) },
-      400,
-      'NETWORK_MISMATCH',
-    );
-    await refused({ ...good, message: good.message.replace(p2wpkh, p2wpkh.toUpperCase()) }, 400, 'INVALID_ADDRESS');
-    await refused(
-      { ...good, message: good.message.replace(p2wpkh, 'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3') },
-      400,
-      'UNSUPPORTED_ADDRESS_TYPE',
-    );
-    // The binding rules, as for an Ethereum message: another nonce, domain, URI, network, resource, times.
-    const cases: [Parameters<typeof bitcoinMessageFor>[2], string][] = [
-      [{ nonce: 'aaaaaaaaaaaaaaaa' }, 'NONCE_MISMATCH'],
-      [{ domain: 'evil.example.com' }, 'DOMAIN_MISMATCH'],
-      [{ uri: 'https://evil.example.com/' }, 'URI_MISMATCH'],
-      [{ resources: ['https://evil.example.com/cb'] }, 'RESOURCE_MISMATCH'],
-      [{ expirationTime: new Date(now - 1000) }, 'EXPIRED_MESSAGE'],
-      [{ notBefore: new Date(now + minutes(5)) }, 'NOT_YET_VALID_MESSAGE'],
-      [{ issuedAt: new Date(now + minutes(5)) }, 'ISSUED_IN_FUTURE'],
-      [{ issuedAt: new Date(now - minutes(5)) }, 'MESSAGE_TOO_OLD'],
-    ];
-    for (const [overrides, error] of cases) {
-      const message = messageOf(p2wpkh, overrides);
-      await refused({ message, signature: key.sign('p2wpkh', message) }, 400, error);
-    }
-    // Another chain: testnet (not offered here), with its own address and a valid signature.
-    const testnet = messageOf(testAddress, { network: 'testnet' });
-    await refused({ message: testnet, signature: key.sign('p2wpkh', testnet, { network: 'testnet' }) }, 400, 'CHAIN_NOT_ALLOWED');
-    // A message that changes what the details give (a statement of its own, a Request ID), validly signed.
-    for (const [overrides, field] of [
-      [{ statement: 'Send all my coins to a stranger.' }, 'statement'],
-      [{ requestId: 'r-1' }, 'requestId'],
-      [{ expirationTime: new Date(Date.parse(details.expiresAt) + minutes(60)) }, 'expirationTime'],
-    ] as const) {
-      const message = messageOf(p2wpkh, overrides);
-      await refused({ message, signature: key.sign('p2wpkh', message) }, 400, 'MESSAGE_MISMATCH', new RegExp(`its ${field} is`));
-    }
-    // Not a SIWB message at all (a line missing), with a Bitcoin first line.
-    await refused({ ...good, message: good.message.replace(/\nVersion: 1/, '') }, 400, 'UNABLE_TO_PARSE');
+    const submissions: Submissions = {
+      key,
+      p2wpkh,
+      good,
+      p2trMessage,
+      p2pkhMessage,
+      messageOf,
+      post,
+      refused,
+      statuses,
+      details,
+      now,
+    };
+    await refuseBadSignatures(submissions);
+    await refuseBadAddresses(submissions);
+    await refuseBrokenBindings(submissions);
 
     expect(statuses.every((status) => status < 500)).toBe(true);
     // None of it issued or recorded anything, and the interaction is still usable (a form post, with a browser's CRLF).
@@ -344,6 +413,7 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
   });
 
   it('audit: a Bitcoin sign-in succeeds as bip122:… with its method; a refused one names the account it claims, never the signature', async () => {
+    const { client, auditFile, audit } = env;
     const key = bitcoinKey();
     const { url } = await pkceAuthorization(client, { scope: 'openid' });
     const { address } = await bitcoinSignIn({ authorizationUrl: url, key, type: 'p2tr' });
@@ -362,8 +432,12 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
       .toMatchObject({ reason: 'INVALID_SIGNATURE', account_verified: false });
     expect(readFileSync(auditFile, 'utf8')).not.toContain(signature);
   });
+}
 
+/** Claims (email), account_namespaces and gated clients. */
+function bitcoinClaimAndClientTests(env: SelfHostedBitcoin) {
   it('email: bech32 in lower case, a base58 address as the hex of its version byte and hash (base58 is case-sensitive)', async () => {
+    const { provider } = env;
     const mail = await oidc.discovery(new URL(provider.url), 'mail', undefined, oidc.None(), insecure);
     const key = bitcoinKey();
     for (const [type, mailbox] of [
@@ -384,6 +458,7 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
   });
 
   it('account_namespaces: bip122 accepted at registration; a Bitcoin-only client refuses an Ethereum message, an Ethereum-only one a Bitcoin message', async () => {
+    const { provider } = env;
     const register = (metadata: Record<string, unknown>) =>
       fetch(`${provider.url}/reg`, {
         method: 'POST',
@@ -447,6 +522,7 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
   });
 
   it('a gated client takes Ethereum accounts only: a Bitcoin message is refused (403) in words, and no node is asked', async () => {
+    const { provider, node } = env;
     const gated = await registerPublicClient(provider.url, {
       client_name: 'Holders',
       access_conditions: {
@@ -468,6 +544,13 @@ describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=main
     );
     expect(node.requests()).toBe(before);
   });
+}
+
+describe('Sign in with Bitcoin on the self-hosted profile (BITCOIN_NETWORKS=mainnet,signet)', () => {
+  const env = selfHostedBitcoin();
+  bitcoinSignInTests(env);
+  bitcoinRefusalTests(env);
+  bitcoinClaimAndClientTests(env);
 });
 
 describe('Sign in with Bitcoin on the hosted profile: confidential clients, pairwise subjects, refresh', () => {

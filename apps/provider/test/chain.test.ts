@@ -44,57 +44,58 @@ async function slowRpc(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
+// One local node and provider, shared by the "sign-ins that need the chain" describes below.
+let chain: Testchain;
+let provider: TestProvider;
+let client: oidc.Configuration;
+let avatar: { url: string; server: Server };
+
+beforeAll(async () => {
+  chain = await startTestchain({ chainId: 1 });
+  avatar = await avatarServer();
+  // The avatar is served on loopback: ALLOW_PRIVATE_FETCH (the development setting) lets it through.
+  // An operator's client with both e-mail sources (a synthetic domain is set by the operator only).
+  const clientsFile = join(tmpdir(), `signet-chain-clients-${process.pid}-${Date.now()}.json`);
+  writeFileSync(
+    clientsFile,
+    JSON.stringify([
+      {
+        client_id: 'mail-both',
+        redirect_uris: [TEST_REDIRECT_URI],
+        token_endpoint_auth_method: 'none',
+        ens_email: true,
+        synthetic_email_domain: 'wallet.example.com',
+      },
+    ]),
+  );
+  provider = await startTestProvider({
+    ETH_RPC_URL: chain.url,
+    ENS_TIMEOUT_MS: '5000',
+    ALLOW_PRIVATE_FETCH: 'true',
+    CLIENTS_FILE: clientsFile,
+  });
+  client = await registerPublicClient(provider.url);
+});
+afterAll(async () => {
+  await provider?.stop();
+  await chain?.stop();
+  avatar?.server.close();
+});
+
+async function signInAndGetClaims(
+  options: Omit<Parameters<typeof walletSignIn>[0], 'authorizationUrl'>,
+  scope = 'openid profile',
+  rp = client,
+) {
+  const { url, verifier } = await pkceAuthorization(rp, { scope });
+  const { callbackUrl } = await walletSignIn({ authorizationUrl: url, ...options });
+  const tokens = await oidc.authorizationCodeGrant(rp, callbackUrl, { pkceCodeVerifier: verifier });
+  const idToken = tokens.claims() as Record<string, unknown>;
+  const userinfo = await oidc.fetchUserInfo(rp, tokens.access_token, String(idToken.sub));
+  return { idToken, userinfo };
+}
+
 describe('sign-ins that need the chain: contract wallets and ENS, on a real local node', () => {
-  let chain: Testchain;
-  let provider: TestProvider;
-  let client: oidc.Configuration;
-  let avatar: { url: string; server: Server };
-
-  beforeAll(async () => {
-    chain = await startTestchain({ chainId: 1 });
-    avatar = await avatarServer();
-    // The avatar is served on loopback: ALLOW_PRIVATE_FETCH (the development setting) lets it through.
-    // An operator's client with both e-mail sources (a synthetic domain is set by the operator only).
-    const clientsFile = join(tmpdir(), `signet-chain-clients-${process.pid}-${Date.now()}.json`);
-    writeFileSync(
-      clientsFile,
-      JSON.stringify([
-        {
-          client_id: 'mail-both',
-          redirect_uris: [TEST_REDIRECT_URI],
-          token_endpoint_auth_method: 'none',
-          ens_email: true,
-          synthetic_email_domain: 'wallet.example.com',
-        },
-      ]),
-    );
-    provider = await startTestProvider({
-      ETH_RPC_URL: chain.url,
-      ENS_TIMEOUT_MS: '5000',
-      ALLOW_PRIVATE_FETCH: 'true',
-      CLIENTS_FILE: clientsFile,
-    });
-    client = await registerPublicClient(provider.url);
-  });
-  afterAll(async () => {
-    await provider?.stop();
-    await chain?.stop();
-    avatar?.server.close();
-  });
-
-  async function signInAndGetClaims(
-    options: Omit<Parameters<typeof walletSignIn>[0], 'authorizationUrl'>,
-    scope = 'openid profile',
-    rp = client,
-  ) {
-    const { url, verifier } = await pkceAuthorization(rp, { scope });
-    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, ...options });
-    const tokens = await oidc.authorizationCodeGrant(rp, callbackUrl, { pkceCodeVerifier: verifier });
-    const idToken = tokens.claims() as Record<string, unknown>;
-    const userinfo = await oidc.fetchUserInfo(rp, tokens.access_token, String(idToken.sub));
-    return { idToken, userinfo };
-  }
-
   it('EIP-1271: a deployed contract wallet signs in with its owner key', async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const wallet = await chain.deployWallet(owner.address, 11n);
@@ -128,7 +129,9 @@ describe('sign-ins that need the chain: contract wallets and ENS, on a real loca
     expect(response.status).toBe(401);
     expect((await response.json()).error).toBe('INVALID_SIGNATURE');
   });
+});
 
+describe('sign-ins that need the chain: ENS, on a real local node', () => {
   it('ENS: preferred_username is the name and picture the avatar, in the ID token and at /me', async () => {
     const alice = privateKeyToAccount(generatePrivateKey());
     await chain.setEnsName(alice.address, 'alice.eth', { avatar: avatar.url });

@@ -106,7 +106,9 @@ describe('client authentication and refresh for the libraries people use', () =>
       await provider.stop();
     }
   });
+});
 
+describe('client authentication and refresh for the libraries people use: CORS', () => {
   it('CORS: browsers reach the token endpoint and userinfo only from a registered origin', async () => {
     const provider = await startTestProvider();
     try {

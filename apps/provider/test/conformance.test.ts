@@ -145,294 +145,347 @@ async function needsSignature(jar: CookieJar, url: URL): Promise<URL> {
   return interaction;
 }
 
+/** The provider on `profile` and one relying party registered with require_auth_time. */
+function basicHarness(profile: string) {
+  let h: Awaited<ReturnType<typeof harness>>;
+  let rp: Client;
+
+  beforeAll(async () => {
+    h = await harness({ PROFILE: profile });
+    // require_auth_time: auth_time in every ID token (without it, only when max_age is asked).
+    rp = await h.client({ require_auth_time: true });
+  });
+  afterAll(() => h?.provider.stop());
+
+  return {
+    get h() {
+      return h;
+    },
+    get rp() {
+      return rp;
+    },
+  };
+}
+type BasicHarness = ReturnType<typeof basicHarness>;
+
+/** OP Basic: the code flow, userinfo and scopes. */
+function basicCodeFlowTests(env: BasicHarness) {
+  it('oidcc-server: code flow, ID token signed RS256 with iss, aud, exp, iat, nonce, auth_time; userinfo sub matches', async () => {
+    const { h, rp } = env;
+    const { idToken, tokens, signer } = await h.signIn(rp);
+    expect(idToken).toMatchObject({
+      sub: `eip155:1:${signer.address}`,
+      nonce: 'n-0S6',
+      iss: h.discovery.issuer,
+      aud: rp.client_id,
+    });
+    expect(idToken.iat).toEqual(expect.any(Number));
+    expect(idToken.exp).toBeGreaterThan(idToken.iat as number);
+    expect(idToken.auth_time).toEqual(expect.any(Number));
+    const userinfo = await fetch(h.discovery.userinfo_endpoint, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect((await userinfo.json()).sub).toBe(idToken.sub);
+  });
+
+  it('oidcc-response-type-missing: an error, never a code', async () => {
+    const { h, rp } = env;
+    const response = await request(new CookieJar(), h.authorizationUrl(rp, { response_type: undefined }));
+    const target = location(response, h.provider.url);
+    expect(target.origin + target.pathname).toBe(CALLBACK);
+    expect(target.searchParams.get('error')).toBe('invalid_request');
+    expect(target.searchParams.get('error_description')).toMatch(/response_type/);
+    expect(target.searchParams.get('code')).toBeNull();
+  });
+
+  it('oidcc-ensure-redirect-uri-in-authorization-request: without redirect_uri, an error page, never a redirect', async () => {
+    const { h, rp } = env;
+    const response = await request(new CookieJar(), h.authorizationUrl(rp, { redirect_uri: undefined }));
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('redirect_uri');
+  });
+
+  it('oidcc-userinfo-get, oidcc-userinfo-post-header, oidcc-userinfo-post-body: the bearer token in the header (GET, POST) or the form body', async () => {
+    const { h, rp } = env;
+    const { tokens, idToken } = await h.signIn(rp);
+    const asGet = await fetch(h.discovery.userinfo_endpoint, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const asPostHeader = await fetch(h.discovery.userinfo_endpoint, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    const asPostBody = await fetch(h.discovery.userinfo_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ access_token: tokens.access_token }),
+    });
+    for (const response of [asGet, asPostHeader, asPostBody]) {
+      expect(response.status).toBe(200);
+      expect((await response.json()).sub).toBe(idToken.sub);
+    }
+    // Both at once is refused (RFC 6750 §2: one method per request).
+    const both = await fetch(h.discovery.userinfo_endpoint, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ access_token: tokens.access_token }),
+    });
+    expect(both.status).toBe(400);
+  });
+
+  it('oidcc-ensure-request-without-nonce-succeeds-for-code-flow', async () => {
+    const { h, rp } = env;
+    const { idToken } = await h.signIn(rp, new CookieJar(), { nonce: undefined });
+    expect(idToken.nonce).toBeUndefined();
+  });
+
+  it('oidcc-scope-profile, oidcc-ensure-other-scope-order-succeeds: profile claims in any scope order', async () => {
+    const { h, rp } = env;
+    const { idToken, tokens, signer } = await h.signIn(rp, new CookieJar(), { scope: 'profile openid' });
+    expect(idToken.preferred_username).toBe(signer.address);
+    const userinfo = await (
+      await fetch(h.discovery.userinfo_endpoint, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    ).json();
+    expect(userinfo).toMatchObject({ sub: idToken.sub, preferred_username: signer.address });
+  });
+
+  it('oidcc-scope-email, -address, -phone, -all: unsupported scopes are ignored, the sign-in succeeds without those claims', async () => {
+    const { h, rp } = env;
+    const { idToken, tokens } = await h.signIn(rp, new CookieJar(), { scope: 'openid email address phone' });
+    const userinfo = await (
+      await fetch(h.discovery.userinfo_endpoint, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    ).json();
+    for (const claims of [idToken, userinfo]) {
+      expect(Object.keys(claims)).not.toContain('email');
+      expect(Object.keys(claims)).not.toContain('address');
+      expect(Object.keys(claims)).not.toContain('phone_number');
+    }
+  });
+}
+
+/** OP Basic: display, prompt, max_age and id_token_hint. */
+function basicPromptAndSessionTests(env: BasicHarness) {
+  it('oidcc-display-page, oidcc-display-popup, oidcc-login-hint, oidcc-ui-locales, oidcc-claims-locales, oidcc-ensure-request-with-acr-values-succeeds, oidcc-ensure-request-with-unknown-parameter-succeeds', async () => {
+    const { h, rp } = env;
+    for (const extra of [
+      { display: 'page' },
+      { display: 'popup' },
+      { login_hint: 'vitalik.eth' },
+      { ui_locales: 'se fr' },
+      { claims_locales: 'se' },
+      { acr_values: '1 2' },
+      { extra: 'foobar' },
+    ]) {
+      const { idToken } = await h.signIn(rp, new CookieJar(), extra);
+      expect(idToken.sub, JSON.stringify(extra)).toMatch(/^eip155:1:0x/);
+    }
+  });
+
+  it('oidcc-prompt-none-not-logged-in: login_required at the redirect URI, with the state', async () => {
+    const { h, rp } = env;
+    const target = await redirectedToClient(new CookieJar(), h.authorizationUrl(rp, { prompt: 'none' }));
+    expect(target.origin + target.pathname).toBe(CALLBACK);
+    expect(target.searchParams.get('error')).toBe('login_required');
+    expect(target.searchParams.get('state')).toBe('st');
+  });
+
+  it('oidcc-prompt-none-logged-in: a code without a new signature, the same subject and auth_time', async () => {
+    const { h, rp } = env;
+    const first = await h.signIn(rp);
+    const target = await redirectedToClient(first.jar, h.authorizationUrl(rp, { prompt: 'none' }));
+    const tokens = await h.exchange(rp, target);
+    const idToken = await h.verifyIdToken(tokens.id_token, rp);
+    expect(idToken.sub).toBe(first.idToken.sub);
+    expect(idToken.auth_time).toBe(first.idToken.auth_time);
+  });
+
+  it('oidcc-prompt-login: a live session still has to sign again, and auth_time moves', async () => {
+    const { h, rp } = env;
+    const first = await h.signIn(rp);
+    await sleep(1100);
+    await needsSignature(first.jar, h.authorizationUrl(rp, { prompt: 'login' }));
+    const again = await h.signIn(rp, first.jar, { prompt: 'login' }, first.signer);
+    expect(again.idToken.sub).toBe(first.idToken.sub);
+    expect(again.idToken.auth_time as number).toBeGreaterThan(first.idToken.auth_time as number);
+  });
+
+  it('oidcc-max-age-1: an older sign-in needs a fresh signature; oidcc-max-age-10000: a recent one does not', async () => {
+    const { h, rp } = env;
+    const first = await h.signIn(rp);
+    const recent = await redirectedToClient(first.jar, h.authorizationUrl(rp, { max_age: '10000' }));
+    const recentToken = await h.verifyIdToken((await h.exchange(rp, recent)).id_token, rp);
+    expect(recentToken.auth_time).toBe(first.idToken.auth_time);
+    await sleep(2100);
+    await needsSignature(first.jar, h.authorizationUrl(rp, { max_age: '1' }));
+    const fresh = await h.signIn(rp, first.jar, { max_age: '1' }, first.signer);
+    expect(fresh.idToken.auth_time as number).toBeGreaterThan(first.idToken.auth_time as number);
+  });
+
+  it('oidcc-id-token-hint: prompt=none with the session’s ID token succeeds; with another account’s, login_required', async () => {
+    const { h, rp } = env;
+    const first = await h.signIn(rp);
+    const same = await redirectedToClient(
+      first.jar,
+      h.authorizationUrl(rp, { prompt: 'none', id_token_hint: first.tokens.id_token }),
+    );
+    expect(same.searchParams.get('code')).toBeTruthy();
+    const other = await h.signIn(rp);
+    const mismatch = await redirectedToClient(
+      first.jar,
+      h.authorizationUrl(rp, { prompt: 'none', id_token_hint: other.tokens.id_token }),
+    );
+    expect(mismatch.searchParams.get('error')).toBe('login_required');
+  });
+}
+
+/** OP Basic: request objects, claims and redirect URIs. */
+function basicRequestAndRedirectTests(env: BasicHarness) {
+  it('oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported: rejected as unsupported', async () => {
+    const { h, rp } = env;
+    expect(h.discovery.request_parameter_supported ?? false).toBe(false);
+    const requestObject = new UnsecuredJWT({
+      client_id: rp.client_id,
+      redirect_uri: CALLBACK,
+      response_type: 'code',
+      scope: 'openid',
+    })
+      .setIssuer(rp.client_id)
+      .setAudience(h.discovery.issuer)
+      .encode();
+    const target = await redirectedToClient(new CookieJar(), h.authorizationUrl(rp, { request: requestObject }));
+    expect(target.searchParams.get('error')).toBe('request_not_supported');
+    expect(target.searchParams.get('code')).toBeNull();
+  });
+
+  it('oidcc-request-uri-unsigned, oidcc-request-uri-signed-rs256: request_uri rejected as unsupported', async () => {
+    const { h, rp } = env;
+    expect(h.discovery.request_uri_parameter_supported ?? false).toBe(false);
+    const target = await redirectedToClient(
+      new CookieJar(),
+      h.authorizationUrl(rp, { request_uri: 'https://rp.example/request.jwt' }),
+    );
+    expect(target.searchParams.get('error')).toBe('request_uri_not_supported');
+  });
+
+  it('oidcc-claims-essential: the claims parameter is not supported and is ignored; the sign-in succeeds', async () => {
+    const { h, rp } = env;
+    expect(h.discovery.claims_parameter_supported ?? false).toBe(false);
+    const claims = JSON.stringify({ userinfo: { name: { essential: true } }, id_token: { email: { essential: true } } });
+    const { idToken } = await h.signIn(rp, new CookieJar(), { claims });
+    expect(idToken.sub).toMatch(/^eip155:/);
+    expect(idToken.email).toBeUndefined();
+  });
+
+  it('oidcc-redirect-uri-query-OK, -query-mismatch, -query-added: a registered query must match exactly', async () => {
+    const { h, rp } = env;
+    const { callbackUrl } = await h.signIn(rp, new CookieJar(), { redirect_uri: CALLBACK_QUERY });
+    expect(callbackUrl.searchParams.get('tenant')).toBe('a');
+    expect(callbackUrl.searchParams.get('code')).toBeTruthy();
+    for (const redirectUri of [
+      'http://127.0.0.1:4999/callback?tenant=b',
+      'http://127.0.0.1:4999/callback?tenant=a&x=1',
+      `${CALLBACK}?extra=1`,
+    ]) {
+      const response = await request(new CookieJar(), h.authorizationUrl(rp, { redirect_uri: redirectUri }));
+      expect(response.status, redirectUri).toBe(400);
+      expect(response.headers.get('location')).toBeNull();
+      expect(await response.text()).toContain('redirect_uri');
+    }
+  });
+}
+
+/** OP Basic: code reuse, key rotation, form_post and the token request's redirect_uri. */
+function basicCodeReuseKeysAndFormPostTests(env: BasicHarness) {
+  it('oidcc-codereuse-30seconds (shortened): a code spent a while ago is refused, and its tokens are revoked', async () => {
+    const { h, rp } = env;
+    const { tokens, callbackUrl } = await h.signIn(rp, new CookieJar(), OFFLINE);
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    await sleep(1500);
+    const reuse = await h.token(rp, {
+      grant_type: 'authorization_code',
+      code: callbackUrl.searchParams.get('code') as string,
+      redirect_uri: CALLBACK,
+    });
+    expect(reuse.status).toBe(400);
+    expect(reuse.body.error).toBe('invalid_grant');
+    const userinfo = await fetch(h.discovery.userinfo_endpoint, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(userinfo.status).toBe(401);
+    const refresh = await h.token(rp, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string });
+    expect(refresh.body.error).toBe('invalid_grant');
+  });
+
+  it('oidcc-server-rotate-keys: during a live session the new key signs; the session, earlier ID tokens and refresh tokens still work', async () => {
+    const { h, rp } = env;
+    const before = await h.signIn(rp, new CookieJar(), OFFLINE);
+    const oldKid = decodeProtectedHeader(before.tokens.id_token).kid;
+    const { added } = await rotateSigningKeys(h.provider.app.services.store);
+    expect(await h.provider.app.reloadKeys()).toBe(true);
+    const keys = (await (await fetch(h.discovery.jwks_uri)).json()) as { keys: { kid: string }[] };
+    expect(keys.keys.map((k) => k.kid)).toEqual([added.kid, oldKid]);
+    // A fresh JWKS fetch (as a client that sees an unknown kid would do) verifies both.
+    const freshKeys = createRemoteJWKSet(new URL(h.discovery.jwks_uri));
+    await expect(jwtVerify(before.tokens.id_token, freshKeys, { issuer: h.discovery.issuer })).resolves.toBeTruthy();
+    const silent = await redirectedToClient(before.jar, h.authorizationUrl(rp, { prompt: 'none' }));
+    const after = await h.exchange(rp, silent);
+    expect(decodeProtectedHeader(after.id_token).kid).toBe(added.kid);
+    const { payload } = await jwtVerify(after.id_token, freshKeys, { issuer: h.discovery.issuer, audience: rp.client_id });
+    expect(payload.sub).toBe(before.idToken.sub);
+    const refreshed = await h.token(rp, { grant_type: 'refresh_token', refresh_token: before.tokens.refresh_token as string });
+    expect(refreshed.status).toBe(200);
+    expect(decodeProtectedHeader(refreshed.body.id_token as string).kid).toBe(added.kid);
+  });
+
+  it('response_mode=form_post (oidcc-formpost-basic plan): the code and state arrive in an auto-submitted form the page’s CSP allows', async () => {
+    const { h, rp } = env;
+    const jar = new CookieJar();
+    const url = h.authorizationUrl(rp, { response_mode: 'form_post' });
+    const interaction = await startInteraction(jar, url);
+    const details = await getDetails(jar, interaction);
+    const signer = wallet();
+    const message = messageFor(details, signer.address);
+    const posted = await postSignature(jar, interaction, { message, signature: await signer.signMessage({ message }) });
+    expect(posted.status).toBe(303);
+    let response = await request(jar, location(posted, interaction.href));
+    for (let hop = 0; hop < 3 && response.status === 303; hop++)
+      response = await request(jar, location(response, interaction.href));
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain(`action="${CALLBACK}"`);
+    const code = /name="code" value="([^"]+)"/.exec(page)?.[1];
+    expect(code).toBeTruthy();
+    expect(/name="state" value="([^"]+)"/.exec(page)?.[1]).toBe('st');
+    const csp = response.headers.get('content-security-policy') ?? '';
+    // The form may go to the client, and the page's one inline script (submit) may run.
+    expect(csp).toMatch(/form-action [^;]*http:\/\/127\.0\.0\.1:4999/);
+    const script = /<script[^>]*>([\s\S]*?)<\/script>/.exec(page)?.[1] as string;
+    expect(csp).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`);
+    const tokens = await h.exchange(rp, new URL(`${CALLBACK}?code=${code}`));
+    expect(decodeJwt(tokens.id_token).sub).toBe(`eip155:1:${signer.address}`);
+  });
+
+  it('a token request with a redirect_uri other than the authorization request’s is refused', async () => {
+    const { h, rp } = env;
+    const jar = new CookieJar();
+    const { callbackUrl } = await walletSignIn({
+      authorizationUrl: h.authorizationUrl(rp, { redirect_uri: CALLBACK_QUERY }),
+      signer: wallet(),
+      jar,
+    });
+    const code = callbackUrl.searchParams.get('code') as string;
+    const answer = await h.token(rp, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK });
+    expect(answer.body.error).toBe('invalid_grant');
+  });
+}
+
 describe.each(['self-hosted', 'hosted'])(
   'OP Basic (oidcc-basic-certification-test-plan), %s profile, client_secret_basic',
   (profile) => {
-    let h: Awaited<ReturnType<typeof harness>>;
-    let rp: Client;
-    beforeAll(async () => {
-      h = await harness({ PROFILE: profile });
-      // require_auth_time: auth_time in every ID token (without it, only when max_age is asked).
-      rp = await h.client({ require_auth_time: true });
-    });
-    afterAll(() => h?.provider.stop());
-
-    it('oidcc-server: code flow, ID token signed RS256 with iss, aud, exp, iat, nonce, auth_time; userinfo sub matches', async () => {
-      const { idToken, tokens, signer } = await h.signIn(rp);
-      expect(idToken).toMatchObject({
-        sub: `eip155:1:${signer.address}`,
-        nonce: 'n-0S6',
-        iss: h.discovery.issuer,
-        aud: rp.client_id,
-      });
-      expect(idToken.iat).toEqual(expect.any(Number));
-      expect(idToken.exp).toBeGreaterThan(idToken.iat as number);
-      expect(idToken.auth_time).toEqual(expect.any(Number));
-      const userinfo = await fetch(h.discovery.userinfo_endpoint, {
-        headers: { authorization: `Bearer ${tokens.access_token}` },
-      });
-      expect((await userinfo.json()).sub).toBe(idToken.sub);
-    });
-
-    it('oidcc-response-type-missing: an error, never a code', async () => {
-      const response = await request(new CookieJar(), h.authorizationUrl(rp, { response_type: undefined }));
-      const target = location(response, h.provider.url);
-      expect(target.origin + target.pathname).toBe(CALLBACK);
-      expect(target.searchParams.get('error')).toBe('invalid_request');
-      expect(target.searchParams.get('error_description')).toMatch(/response_type/);
-      expect(target.searchParams.get('code')).toBeNull();
-    });
-
-    it('oidcc-ensure-redirect-uri-in-authorization-request: without redirect_uri, an error page, never a redirect', async () => {
-      const response = await request(new CookieJar(), h.authorizationUrl(rp, { redirect_uri: undefined }));
-      expect(response.status).toBe(400);
-      expect(response.headers.get('location')).toBeNull();
-      expect(await response.text()).toContain('redirect_uri');
-    });
-
-    it('oidcc-userinfo-get, oidcc-userinfo-post-header, oidcc-userinfo-post-body: the bearer token in the header (GET, POST) or the form body', async () => {
-      const { tokens, idToken } = await h.signIn(rp);
-      const asGet = await fetch(h.discovery.userinfo_endpoint, { headers: { authorization: `Bearer ${tokens.access_token}` } });
-      const asPostHeader = await fetch(h.discovery.userinfo_endpoint, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${tokens.access_token}` },
-      });
-      const asPostBody = await fetch(h.discovery.userinfo_endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ access_token: tokens.access_token }),
-      });
-      for (const response of [asGet, asPostHeader, asPostBody]) {
-        expect(response.status).toBe(200);
-        expect((await response.json()).sub).toBe(idToken.sub);
-      }
-      // Both at once is refused (RFC 6750 §2: one method per request).
-      const both = await fetch(h.discovery.userinfo_endpoint, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ access_token: tokens.access_token }),
-      });
-      expect(both.status).toBe(400);
-    });
-
-    it('oidcc-ensure-request-without-nonce-succeeds-for-code-flow', async () => {
-      const { idToken } = await h.signIn(rp, new CookieJar(), { nonce: undefined });
-      expect(idToken.nonce).toBeUndefined();
-    });
-
-    it('oidcc-scope-profile, oidcc-ensure-other-scope-order-succeeds: profile claims in any scope order', async () => {
-      const { idToken, tokens, signer } = await h.signIn(rp, new CookieJar(), { scope: 'profile openid' });
-      expect(idToken.preferred_username).toBe(signer.address);
-      const userinfo = await (
-        await fetch(h.discovery.userinfo_endpoint, { headers: { authorization: `Bearer ${tokens.access_token}` } })
-      ).json();
-      expect(userinfo).toMatchObject({ sub: idToken.sub, preferred_username: signer.address });
-    });
-
-    it('oidcc-scope-email, -address, -phone, -all: unsupported scopes are ignored, the sign-in succeeds without those claims', async () => {
-      const { idToken, tokens } = await h.signIn(rp, new CookieJar(), { scope: 'openid email address phone' });
-      const userinfo = await (
-        await fetch(h.discovery.userinfo_endpoint, { headers: { authorization: `Bearer ${tokens.access_token}` } })
-      ).json();
-      for (const claims of [idToken, userinfo]) {
-        expect(Object.keys(claims)).not.toContain('email');
-        expect(Object.keys(claims)).not.toContain('address');
-        expect(Object.keys(claims)).not.toContain('phone_number');
-      }
-    });
-
-    it('oidcc-display-page, oidcc-display-popup, oidcc-login-hint, oidcc-ui-locales, oidcc-claims-locales, oidcc-ensure-request-with-acr-values-succeeds, oidcc-ensure-request-with-unknown-parameter-succeeds', async () => {
-      for (const extra of [
-        { display: 'page' },
-        { display: 'popup' },
-        { login_hint: 'vitalik.eth' },
-        { ui_locales: 'se fr' },
-        { claims_locales: 'se' },
-        { acr_values: '1 2' },
-        { extra: 'foobar' },
-      ]) {
-        const { idToken } = await h.signIn(rp, new CookieJar(), extra);
-        expect(idToken.sub, JSON.stringify(extra)).toMatch(/^eip155:1:0x/);
-      }
-    });
-
-    it('oidcc-prompt-none-not-logged-in: login_required at the redirect URI, with the state', async () => {
-      const target = await redirectedToClient(new CookieJar(), h.authorizationUrl(rp, { prompt: 'none' }));
-      expect(target.origin + target.pathname).toBe(CALLBACK);
-      expect(target.searchParams.get('error')).toBe('login_required');
-      expect(target.searchParams.get('state')).toBe('st');
-    });
-
-    it('oidcc-prompt-none-logged-in: a code without a new signature, the same subject and auth_time', async () => {
-      const first = await h.signIn(rp);
-      const target = await redirectedToClient(first.jar, h.authorizationUrl(rp, { prompt: 'none' }));
-      const tokens = await h.exchange(rp, target);
-      const idToken = await h.verifyIdToken(tokens.id_token, rp);
-      expect(idToken.sub).toBe(first.idToken.sub);
-      expect(idToken.auth_time).toBe(first.idToken.auth_time);
-    });
-
-    it('oidcc-prompt-login: a live session still has to sign again, and auth_time moves', async () => {
-      const first = await h.signIn(rp);
-      await sleep(1100);
-      await needsSignature(first.jar, h.authorizationUrl(rp, { prompt: 'login' }));
-      const again = await h.signIn(rp, first.jar, { prompt: 'login' }, first.signer);
-      expect(again.idToken.sub).toBe(first.idToken.sub);
-      expect(again.idToken.auth_time as number).toBeGreaterThan(first.idToken.auth_time as number);
-    });
-
-    it('oidcc-max-age-1: an older sign-in needs a fresh signature; oidcc-max-age-10000: a recent one does not', async () => {
-      const first = await h.signIn(rp);
-      const recent = await redirectedToClient(first.jar, h.authorizationUrl(rp, { max_age: '10000' }));
-      const recentToken = await h.verifyIdToken((await h.exchange(rp, recent)).id_token, rp);
-      expect(recentToken.auth_time).toBe(first.idToken.auth_time);
-      await sleep(2100);
-      await needsSignature(first.jar, h.authorizationUrl(rp, { max_age: '1' }));
-      const fresh = await h.signIn(rp, first.jar, { max_age: '1' }, first.signer);
-      expect(fresh.idToken.auth_time as number).toBeGreaterThan(first.idToken.auth_time as number);
-    });
-
-    it('oidcc-id-token-hint: prompt=none with the session’s ID token succeeds; with another account’s, login_required', async () => {
-      const first = await h.signIn(rp);
-      const same = await redirectedToClient(
-        first.jar,
-        h.authorizationUrl(rp, { prompt: 'none', id_token_hint: first.tokens.id_token }),
-      );
-      expect(same.searchParams.get('code')).toBeTruthy();
-      const other = await h.signIn(rp);
-      const mismatch = await redirectedToClient(
-        first.jar,
-        h.authorizationUrl(rp, { prompt: 'none', id_token_hint: other.tokens.id_token }),
-      );
-      expect(mismatch.searchParams.get('error')).toBe('login_required');
-    });
-
-    it('oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported: rejected as unsupported', async () => {
-      expect(h.discovery.request_parameter_supported ?? false).toBe(false);
-      const requestObject = new UnsecuredJWT({
-        client_id: rp.client_id,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        scope: 'openid',
-      })
-        .setIssuer(rp.client_id)
-        .setAudience(h.discovery.issuer)
-        .encode();
-      const target = await redirectedToClient(new CookieJar(), h.authorizationUrl(rp, { request: requestObject }));
-      expect(target.searchParams.get('error')).toBe('request_not_supported');
-      expect(target.searchParams.get('code')).toBeNull();
-    });
-
-    it('oidcc-request-uri-unsigned, oidcc-request-uri-signed-rs256: request_uri rejected as unsupported', async () => {
-      expect(h.discovery.request_uri_parameter_supported ?? false).toBe(false);
-      const target = await redirectedToClient(
-        new CookieJar(),
-        h.authorizationUrl(rp, { request_uri: 'https://rp.example/request.jwt' }),
-      );
-      expect(target.searchParams.get('error')).toBe('request_uri_not_supported');
-    });
-
-    it('oidcc-claims-essential: the claims parameter is not supported and is ignored; the sign-in succeeds', async () => {
-      expect(h.discovery.claims_parameter_supported ?? false).toBe(false);
-      const claims = JSON.stringify({ userinfo: { name: { essential: true } }, id_token: { email: { essential: true } } });
-      const { idToken } = await h.signIn(rp, new CookieJar(), { claims });
-      expect(idToken.sub).toMatch(/^eip155:/);
-      expect(idToken.email).toBeUndefined();
-    });
-
-    it('oidcc-redirect-uri-query-OK, -query-mismatch, -query-added: a registered query must match exactly', async () => {
-      const { callbackUrl } = await h.signIn(rp, new CookieJar(), { redirect_uri: CALLBACK_QUERY });
-      expect(callbackUrl.searchParams.get('tenant')).toBe('a');
-      expect(callbackUrl.searchParams.get('code')).toBeTruthy();
-      for (const redirectUri of [
-        'http://127.0.0.1:4999/callback?tenant=b',
-        'http://127.0.0.1:4999/callback?tenant=a&x=1',
-        `${CALLBACK}?extra=1`,
-      ]) {
-        const response = await request(new CookieJar(), h.authorizationUrl(rp, { redirect_uri: redirectUri }));
-        expect(response.status, redirectUri).toBe(400);
-        expect(response.headers.get('location')).toBeNull();
-        expect(await response.text()).toContain('redirect_uri');
-      }
-    });
-
-    it('oidcc-codereuse-30seconds (shortened): a code spent a while ago is refused, and its tokens are revoked', async () => {
-      const { tokens, callbackUrl } = await h.signIn(rp, new CookieJar(), OFFLINE);
-      expect(tokens.refresh_token).toEqual(expect.any(String));
-      await sleep(1500);
-      const reuse = await h.token(rp, {
-        grant_type: 'authorization_code',
-        code: callbackUrl.searchParams.get('code') as string,
-        redirect_uri: CALLBACK,
-      });
-      expect(reuse.status).toBe(400);
-      expect(reuse.body.error).toBe('invalid_grant');
-      const userinfo = await fetch(h.discovery.userinfo_endpoint, {
-        headers: { authorization: `Bearer ${tokens.access_token}` },
-      });
-      expect(userinfo.status).toBe(401);
-      const refresh = await h.token(rp, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string });
-      expect(refresh.body.error).toBe('invalid_grant');
-    });
-
-    it('oidcc-server-rotate-keys: during a live session the new key signs; the session, earlier ID tokens and refresh tokens still work', async () => {
-      const before = await h.signIn(rp, new CookieJar(), OFFLINE);
-      const oldKid = decodeProtectedHeader(before.tokens.id_token).kid;
-      const { added } = await rotateSigningKeys(h.provider.app.services.store);
-      expect(await h.provider.app.reloadKeys()).toBe(true);
-      const keys = (await (await fetch(h.discovery.jwks_uri)).json()) as { keys: { kid: string }[] };
-      expect(keys.keys.map((k) => k.kid)).toEqual([added.kid, oldKid]);
-      // A fresh JWKS fetch (as a client that sees an unknown kid would do) verifies both.
-      const freshKeys = createRemoteJWKSet(new URL(h.discovery.jwks_uri));
-      await expect(jwtVerify(before.tokens.id_token, freshKeys, { issuer: h.discovery.issuer })).resolves.toBeTruthy();
-      const silent = await redirectedToClient(before.jar, h.authorizationUrl(rp, { prompt: 'none' }));
-      const after = await h.exchange(rp, silent);
-      expect(decodeProtectedHeader(after.id_token).kid).toBe(added.kid);
-      const { payload } = await jwtVerify(after.id_token, freshKeys, { issuer: h.discovery.issuer, audience: rp.client_id });
-      expect(payload.sub).toBe(before.idToken.sub);
-      const refreshed = await h.token(rp, { grant_type: 'refresh_token', refresh_token: before.tokens.refresh_token as string });
-      expect(refreshed.status).toBe(200);
-      expect(decodeProtectedHeader(refreshed.body.id_token as string).kid).toBe(added.kid);
-    });
-
-    it('response_mode=form_post (oidcc-formpost-basic plan): the code and state arrive in an auto-submitted form the page’s CSP allows', async () => {
-      const jar = new CookieJar();
-      const url = h.authorizationUrl(rp, { response_mode: 'form_post' });
-      const interaction = await startInteraction(jar, url);
-      const details = await getDetails(jar, interaction);
-      const signer = wallet();
-      const message = messageFor(details, signer.address);
-      const posted = await postSignature(jar, interaction, { message, signature: await signer.signMessage({ message }) });
-      expect(posted.status).toBe(303);
-      let response = await request(jar, location(posted, interaction.href));
-      for (let hop = 0; hop < 3 && response.status === 303; hop++)
-        response = await request(jar, location(response, interaction.href));
-      expect(response.status).toBe(200);
-      const page = await response.text();
-      expect(page).toContain(`action="${CALLBACK}"`);
-      const code = /name="code" value="([^"]+)"/.exec(page)?.[1];
-      expect(code).toBeTruthy();
-      expect(/name="state" value="([^"]+)"/.exec(page)?.[1]).toBe('st');
-      const csp = response.headers.get('content-security-policy') ?? '';
-      // The form may go to the client, and the page's one inline script (submit) may run.
-      expect(csp).toMatch(/form-action [^;]*http:\/\/127\.0\.0\.1:4999/);
-      const script = /<script[^>]*>([\s\S]*?)<\/script>/.exec(page)?.[1] as string;
-      expect(csp).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`);
-      const tokens = await h.exchange(rp, new URL(`${CALLBACK}?code=${code}`));
-      expect(decodeJwt(tokens.id_token).sub).toBe(`eip155:1:${signer.address}`);
-    });
-
-    it('a token request with a redirect_uri other than the authorization request’s is refused', async () => {
-      const jar = new CookieJar();
-      const { callbackUrl } = await walletSignIn({
-        authorizationUrl: h.authorizationUrl(rp, { redirect_uri: CALLBACK_QUERY }),
-        signer: wallet(),
-        jar,
-      });
-      const code = callbackUrl.searchParams.get('code') as string;
-      const answer = await h.token(rp, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK });
-      expect(answer.body.error).toBe('invalid_grant');
-    });
+    const env = basicHarness(profile);
+    basicCodeFlowTests(env);
+    basicPromptAndSessionTests(env);
+    basicRequestAndRedirectTests(env);
+    basicCodeReuseKeysAndFormPostTests(env);
   },
 );
 

@@ -103,7 +103,9 @@ describe('sign in from another device: limits', () => {
       await provider.stop();
     }
   });
+});
 
+describe('sign in from another device: limits (what a code survives)', () => {
   it.each([
     ['one replica', false],
     ['two replicas sharing storage', true],

@@ -32,7 +32,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
 
-describe.each(['self-hosted', 'hosted'] as const)('sign in from another device on the %s profile', (profile) => {
+/** The provider on `profile`, its discovery document and a registered device client. */
+function deviceProvider(profile: 'self-hosted' | 'hosted') {
   let provider: TestProvider;
   let discovery: Record<string, string>;
   let client: { client_id: string };
@@ -50,6 +51,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     deviceAuthorization(discovery.device_authorization_endpoint as string, client.client_id, scope, {
       'user-agent': 'living-room-tv/1.0',
     });
+
   const poll = (codes: DeviceAuthorization) =>
     pollDeviceToken(discovery.token_endpoint as string, client.client_id, codes.device_code);
 
@@ -61,7 +63,27 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     return { account, details, response };
   }
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get discovery() {
+      return discovery;
+    },
+    get client() {
+      return client;
+    },
+    start,
+    poll,
+    sign,
+  };
+}
+type DeviceProvider = ReturnType<typeof deviceProvider>;
+
+/** Discovery and the whole sign-in from another device. */
+function deviceSignInTests(env: DeviceProvider) {
   it('discovery advertises the device authorization endpoint; the device gets codes, the verification URI and an interval', async () => {
+    const { provider, discovery, start } = env;
     expect(discovery.device_authorization_endpoint).toBe(`${provider.url}/device/auth`);
     expect(discovery.grant_types_supported).toContain('urn:ietf:params:oauth:grant-type:device_code');
     const codes = await start();
@@ -73,6 +95,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
   });
 
   it('the whole sign-in: the device polls (pending, slow_down), the person types the code, confirms, signs; the device gets tokens', async () => {
+    const { provider, discovery, client, start, poll, sign } = env;
     const codes = await start();
     expect(await poll(codes)).toEqual({ status: 400, body: expect.objectContaining({ error: 'authorization_pending' }) });
     // Sooner than the interval: slow_down (RFC 8628 §3.5).
@@ -142,8 +165,12 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     expect((await poll(codes)).body.error).toBe('invalid_grant');
     expect((await refresh(renewed.refresh_token)).status).toBe(400);
   });
+}
 
+/** The confirmation page, live sessions, signing out and failed wallet steps. */
+function deviceSessionTests(env: DeviceProvider) {
   it('a code from verification_uri_complete is shown with the warning and must be confirmed; nothing is posted by itself', async () => {
+    const { start, poll } = env;
     const codes = await start();
     const jar = new CookieJar();
     const linked = await request(jar, codes.verification_uri_complete);
@@ -165,6 +192,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
   });
 
   it('a device sign-in takes a fresh signature even inside a live provider session that already granted the device', async () => {
+    const { provider, start, poll, sign } = env;
     // This browser already signed in to a site, and then signed this very device client in: a
     // live provider session holding a grant for it. Without the rule, the next code would be
     // confirmed with no wallet step at all.
@@ -188,6 +216,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
   });
 
   it('signing out in the browser the person signed on does not sign the device out (its tokens outlive that session)', async () => {
+    const { provider, discovery, start, poll, sign } = env;
     const codes = await start('openid');
     const jar = new CookieJar();
     const interactionUrl = await confirmUserCode(jar, codes.verification_uri, codes.user_code);
@@ -211,6 +240,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
   });
 
   it('a failed wallet step does not burn the code: a wrong message is refused, the right one then signs in', async () => {
+    const { start, poll, sign } = env;
     const codes = await start();
     const jar = new CookieJar();
     const interactionUrl = await confirmUserCode(jar, codes.verification_uri, codes.user_code);
@@ -237,8 +267,12 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     expect(tokens.status).toBe(200);
     expect(decodeJwt(tokens.body.id_token as string).sub).toBe(`eip155:1:${account.address}`);
   });
+}
 
+/** Cancelling, and wrong, used or expired codes. */
+function deviceRefusalTests(env: DeviceProvider) {
   it('cancelling on the confirmation page, or on the wallet page, tells the device access_denied', async () => {
+    const { start, poll } = env;
     const onConfirmation = await start();
     const jar = new CookieJar();
     const entry = await openDevicePage(jar, onConfirmation.verification_uri);
@@ -272,6 +306,7 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
   });
 
   it('a wrong, used or expired code is refused with words (400); an expired device code polls expired_token', async () => {
+    const { provider, start, poll } = env;
     const jar = new CookieJar();
     const entry = await openDevicePage(jar, `${provider.url}/device`);
     const wrong = await postDeviceForm(jar, `${provider.url}/device`, { xsrf: entry.xsrf, user_code: 'BBBB-BBBB' });
@@ -297,4 +332,11 @@ describe.each(['self-hosted', 'hosted'] as const)('sign in from another device o
     expect(await expired.text()).toContain('That code has expired');
     expect(await poll(codes)).toEqual({ status: 400, body: expect.objectContaining({ error: 'expired_token' }) });
   });
+}
+
+describe.each(['self-hosted', 'hosted'] as const)('sign in from another device on the %s profile', (profile) => {
+  const env = deviceProvider(profile);
+  deviceSignInTests(env);
+  deviceSessionTests(env);
+  deviceRefusalTests(env);
 });

@@ -6,37 +6,39 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };
 
-describe('self-hosted provider: the whole flow with openid-client', () => {
-  let provider: TestProvider;
-  beforeAll(async () => {
-    provider = await startTestProvider();
+// One self-hosted provider, shared by the "whole flow" describes below.
+let provider: TestProvider;
+
+beforeAll(async () => {
+  provider = await startTestProvider();
+});
+afterAll(() => provider?.stop());
+
+async function register(metadata: Partial<oidc.ClientMetadata> = {}) {
+  return oidc.dynamicClientRegistration(
+    new URL(provider.url),
+    { redirect_uris: [REDIRECT_URI], client_name: 'Flow test RP', token_endpoint_auth_method: 'none', ...metadata },
+    oidc.None(),
+    insecure,
+  );
+}
+
+async function authorize(config: oidc.Configuration, scope = 'openid profile siwe') {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT_URI,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
   });
-  afterAll(() => provider?.stop());
+  return { url, verifier, state, nonce };
+}
 
-  async function register(metadata: Partial<oidc.ClientMetadata> = {}) {
-    return oidc.dynamicClientRegistration(
-      new URL(provider.url),
-      { redirect_uris: [REDIRECT_URI], client_name: 'Flow test RP', token_endpoint_auth_method: 'none', ...metadata },
-      oidc.None(),
-      insecure,
-    );
-  }
-
-  async function authorize(config: oidc.Configuration, scope = 'openid profile siwe') {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-    });
-    return { url, verifier, state, nonce };
-  }
-
+describe('self-hosted provider: the whole flow with openid-client', () => {
   it('discovery, registration, PKCE, code exchange, ID token validation and userinfo', async () => {
     const config = await register();
     const metadata = config.serverMetadata();
@@ -122,7 +124,9 @@ describe('self-hosted provider: the whole flow with openid-client', () => {
     });
     expect(tokens.claims()?.sub).toBe(`eip155:1:${account.address}`);
   });
+});
 
+describe('self-hosted provider: the whole flow with openid-client (forms, other accounts, refresh)', () => {
   it('POST /auth (form parameters) leads to the same sign-in as GET', async () => {
     const config = await register();
     const { url, verifier, state, nonce } = await authorize(config);

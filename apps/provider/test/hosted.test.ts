@@ -11,27 +11,37 @@ const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 const HTTPS_REDIRECT = 'https://rp.example.com/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };
 
-describe('hosted profile (PROFILE=hosted)', () => {
-  let provider: TestProvider;
-  let base: string;
-  beforeAll(async () => {
-    // The jwks_uri test serves client keys on loopback, which the provider refuses to fetch by default.
-    provider = await startTestProvider({ PROFILE: 'hosted', ALLOW_PRIVATE_FETCH: 'true' });
-    base = provider.url;
+// One hosted provider, shared by the "hosted profile" describes below.
+let provider: TestProvider;
+let base: string;
+
+beforeAll(async () => {
+  // The jwks_uri test serves client keys on loopback, which the provider refuses to fetch by default.
+  provider = await startTestProvider({ PROFILE: 'hosted', ALLOW_PRIVATE_FETCH: 'true' });
+  base = provider.url;
+});
+afterAll(() => provider?.stop());
+
+const register = async (metadata: Record<string, unknown>) => {
+  const response = await fetch(`${base}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], ...metadata }),
   });
-  afterAll(() => provider?.stop());
+  const body = await response.json();
+  if (response.status !== 201) throw new Error(`registration failed: ${JSON.stringify(body)}`);
+  return body as Record<string, string>;
+};
 
-  const register = async (metadata: Record<string, unknown>) => {
-    const response = await fetch(`${base}/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT_URI], ...metadata }),
-    });
-    const body = await response.json();
-    if (response.status !== 201) throw new Error(`registration failed: ${JSON.stringify(body)}`);
-    return body as Record<string, string>;
-  };
+async function codeFlow(config: oidc.Configuration, scope = 'openid profile') {
+  const signer = privateKeyToAccount(generatePrivateKey());
+  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, scope, state: 'abc' });
+  const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer });
+  const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { expectedState: 'abc' });
+  return { signer, tokens };
+}
 
+describe('hosted profile (PROFILE=hosted)', () => {
   it('discovery has the values of the spec table, field by field', async () => {
     const d = await (await fetch(`${base}/.well-known/openid-configuration`)).json();
     const set = (value: string[]) => new Set(value.map((v) => v.split(' ').sort().join(' ')));
@@ -79,7 +89,9 @@ describe('hosted profile (PROFILE=hosted)', () => {
       expect(await page.text()).toMatch(/<h1>(Privacy policy|Terms of use)<\/h1>/);
     }
   });
+});
 
+describe('hosted profile (PROFILE=hosted): client authentication', () => {
   it('registers at /register with a secret by default, and manages the client at /client/<id>', async () => {
     const client = await register({ client_name: 'Hosted RP' });
     expect(client.client_secret).toEqual(expect.any(String));
@@ -108,14 +120,6 @@ describe('hosted profile (PROFILE=hosted)', () => {
     const publicClient = await register({ token_endpoint_auth_method: 'none' });
     expect(publicClient).not.toHaveProperty('client_secret');
   });
-
-  async function codeFlow(config: oidc.Configuration, scope = 'openid profile') {
-    const signer = privateKeyToAccount(generatePrivateKey());
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, scope, state: 'abc' });
-    const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer });
-    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { expectedState: 'abc' });
-    return { signer, tokens };
-  }
 
   it('client_secret_basic and client_secret_post sign-ins (openid-client)', async () => {
     for (const [method, auth] of [
@@ -181,7 +185,9 @@ describe('hosted profile (PROFILE=hosted)', () => {
       server.close();
     }
   });
+});
 
+describe('hosted profile (PROFILE=hosted): SSRF and oauth4webapi', () => {
   it('by default refuses to fetch a jwks_uri on a loopback or private address (SSRF)', async () => {
     const strict = await startTestProvider({ PROFILE: 'hosted' });
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
@@ -252,7 +258,9 @@ describe('hosted profile (PROFILE=hosted)', () => {
     });
     expect(oauth.getValidatedIdTokenClaims(result)?.sub).toBe(`eip155:1:${signer.address}`);
   });
+});
 
+describe('hosted profile (PROFILE=hosted): implicit responses and signed userinfo', () => {
   it('implicit id_token and id_token token responses (fragment)', async () => {
     const jwks = createRemoteJWKSet(new URL(`${base}/jwk`));
     for (const responseType of ['id_token', 'id_token token']) {
@@ -316,7 +324,9 @@ describe('hosted profile (PROFILE=hosted)', () => {
       sub: `eip155:1:${signer.address}`,
     });
   });
+});
 
+describe('hosted profile (PROFILE=hosted): pairwise subjects', () => {
   it('account clients, pairwise: one opaque sub per sector for every wallet of the person, and neither wallet nor wallets', async () => {
     const alice = privateKeyToAccount(generatePrivateKey());
     const ledger = privateKeyToAccount(generatePrivateKey());

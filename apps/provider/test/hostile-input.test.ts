@@ -30,43 +30,45 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const RUNS = 250;
+// One provider and valid submissions to mutate, shared by the "hostile input" describes below.
+let provider: TestProvider;
+let client: oidc.Configuration;
+let authorizationQuery: string;
+let validInteraction: { message: string; signature: string };
+let validSolana: { message: string; signature: string };
+let validBitcoin: { message: string; signature: string };
+
+beforeAll(async () => {
+  provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet', BITCOIN_NETWORKS: 'mainnet' });
+  client = await registerPublicClient(provider.url);
+  const { url } = await pkceAuthorization(client);
+  authorizationQuery = url.search.slice(1);
+  const account = privateKeyToAccount(generatePrivateKey());
+  const jar = new CookieJar();
+  const details = await getDetails(jar, await startInteraction(jar, url));
+  const message = messageFor(details, account.address);
+  validInteraction = { message, signature: await account.signMessage({ message }) };
+  const keypair = solanaKeypair();
+  const solana = solanaMessageFor(details, keypair.address);
+  validSolana = { message: solana, signature: base58.encode(keypair.sign(solana)) };
+  const key = bitcoinKey();
+  const bitcoin = bitcoinMessageFor(details, key.address('p2tr'));
+  validBitcoin = { message: bitcoin, signature: key.sign('p2tr', bitcoin) };
+});
+afterAll(async () => {
+  const health = await fetch(`${provider.url}/health`);
+  expect(health.status).toBe(200);
+  await provider?.stop();
+});
+
+const send = async (path: string, init: RequestInit & { headers?: Record<string, string> }) => {
+  const response = await fetch(`${provider.url}${path}`, { redirect: 'manual', ...init });
+  const body = await response.text();
+  expect(response.status, `${init.method ?? 'GET'} ${path} → ${response.status} ${body.slice(0, 200)}`).toBeLessThan(500);
+  return { response, body };
+};
+
 describe('hostile input against the running provider', () => {
-  let provider: TestProvider;
-  let client: oidc.Configuration;
-  let authorizationQuery: string;
-  let validInteraction: { message: string; signature: string };
-  let validSolana: { message: string; signature: string };
-  let validBitcoin: { message: string; signature: string };
-  beforeAll(async () => {
-    provider = await startTestProvider({ SOLANA_NETWORKS: 'mainnet', BITCOIN_NETWORKS: 'mainnet' });
-    client = await registerPublicClient(provider.url);
-    const { url } = await pkceAuthorization(client);
-    authorizationQuery = url.search.slice(1);
-    const account = privateKeyToAccount(generatePrivateKey());
-    const jar = new CookieJar();
-    const details = await getDetails(jar, await startInteraction(jar, url));
-    const message = messageFor(details, account.address);
-    validInteraction = { message, signature: await account.signMessage({ message }) };
-    const keypair = solanaKeypair();
-    const solana = solanaMessageFor(details, keypair.address);
-    validSolana = { message: solana, signature: base58.encode(keypair.sign(solana)) };
-    const key = bitcoinKey();
-    const bitcoin = bitcoinMessageFor(details, key.address('p2tr'));
-    validBitcoin = { message: bitcoin, signature: key.sign('p2tr', bitcoin) };
-  });
-  afterAll(async () => {
-    const health = await fetch(`${provider.url}/health`);
-    expect(health.status).toBe(200);
-    await provider?.stop();
-  });
-
-  const send = async (path: string, init: RequestInit & { headers?: Record<string, string> }) => {
-    const response = await fetch(`${provider.url}${path}`, { redirect: 'manual', ...init });
-    const body = await response.text();
-    expect(response.status, `${init.method ?? 'GET'} ${path} → ${response.status} ${body.slice(0, 200)}`).toBeLessThan(500);
-    return { response, body };
-  };
-
   it('GET /auth with random and mutated query strings and paths: never a code, never a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -118,7 +120,9 @@ describe('hostile input against the running provider', () => {
       { numRuns: RUNS, interruptAfterTimeLimit: 15_000 },
     );
   });
+});
 
+describe('hostile input against the running provider: registration and token', () => {
   it('POST /reg with random and mutated bodies: a 201 only for a valid client, never a 5xx', async () => {
     const valid = JSON.stringify({ redirect_uris: ['https://rp.example.com/cb'], client_name: 'Fuzz' });
     const withNamespaces = JSON.stringify({

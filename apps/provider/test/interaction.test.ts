@@ -19,43 +19,53 @@ const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const minutes = (n: number) => n * 60_000;
 
+// One provider and client, shared by the "interaction contract" describes below.
+let provider: TestProvider;
+let client: oidc.Configuration;
+
+const account = privateKeyToAccount(generatePrivateKey());
+
+beforeAll(async () => {
+  provider = await startTestProvider({ INTERACTION_BODY_LIMIT: '4096' });
+  client = await oidc.dynamicClientRegistration(
+    new URL(provider.url),
+    { redirect_uris: [REDIRECT_URI], client_name: 'Bad input RP', token_endpoint_auth_method: 'none' },
+    oidc.None(),
+    insecure,
+  );
+});
+afterAll(() => provider?.stop());
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+async function open(extra: Record<string, string> = {}, jar = new CookieJar()) {
+  const { url, verifier } = await pkceAuthorization(client, { scope: 'openid profile', state: 'st4te', ...extra });
+  const interactionUrl = await startInteraction(jar, url);
+  const details = await getDetails(jar, interactionUrl);
+  return { jar, interactionUrl, details, verifier };
+}
+
+async function expectError(response: Response, status: number, error: string) {
+  const body = await response.json();
+  expect({ status: response.status, error: body.error }).toEqual({ status, error });
+  expect(body.error_description).toEqual(expect.any(String));
+}
+
+const signed = async (details: InteractionDetails, overrides: Parameters<typeof messageFor>[2] = {}, signer = account) => {
+  const message = messageFor(details, account.address, overrides);
+  return { message, signature: await signer.signMessage({ message }) };
+};
+
+async function codeFor() {
+  const { jar, interactionUrl, details, verifier } = await open();
+  const ok = await postSignature(jar, interactionUrl, await signed(details));
+  const callback = await followToClient(jar, interactionUrl, ok.headers.get('location') as string);
+  return { callback, verifier, jar };
+}
+
 describe('the interaction contract: every bad input has its status and code, and loses nothing', () => {
-  let provider: TestProvider;
-  let client: oidc.Configuration;
-  const account = privateKeyToAccount(generatePrivateKey());
-
-  beforeAll(async () => {
-    provider = await startTestProvider({ INTERACTION_BODY_LIMIT: '4096' });
-    client = await oidc.dynamicClientRegistration(
-      new URL(provider.url),
-      { redirect_uris: [REDIRECT_URI], client_name: 'Bad input RP', token_endpoint_auth_method: 'none' },
-      oidc.None(),
-      insecure,
-    );
-  });
-  afterAll(() => provider?.stop());
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  async function open(extra: Record<string, string> = {}, jar = new CookieJar()) {
-    const { url, verifier } = await pkceAuthorization(client, { scope: 'openid profile', state: 'st4te', ...extra });
-    const interactionUrl = await startInteraction(jar, url);
-    const details = await getDetails(jar, interactionUrl);
-    return { jar, interactionUrl, details, verifier };
-  }
-
-  async function expectError(response: Response, status: number, error: string) {
-    const body = await response.json();
-    expect({ status: response.status, error: body.error }).toEqual({ status, error });
-    expect(body.error_description).toEqual(expect.any(String));
-  }
-
-  const signed = async (details: InteractionDetails, overrides: Parameters<typeof messageFor>[2] = {}, signer = account) => {
-    const message = messageFor(details, account.address, overrides);
-    return { message, signature: await signer.signMessage({ message }) };
-  };
-
   it('GET with Accept: application/json returns the details the message must use', async () => {
     const { details, interactionUrl } = await open();
     expect(details).toMatchObject({
@@ -86,7 +96,9 @@ describe('the interaction contract: every bad input has its status and code, and
     const unknown = await fetch(`${provider.url}/interaction/doesnotexist123`, { headers: { accept: 'application/json' } });
     await expectError(unknown, 404, 'INTERACTION_NOT_FOUND');
   });
+});
 
+describe('the interaction contract: malformed and mismatched submissions, form posts and expiry', () => {
   it('refuses each malformed or mismatched submission with its own code; the sign-in then still succeeds', async () => {
     const { jar, interactionUrl, details } = await open();
     const post = (body: { message: string; signature: string }) => postSignature(jar, interactionUrl, body);
@@ -185,7 +197,9 @@ describe('the interaction contract: every bad input has its status and code, and
     expect(page.status).toBe(410);
     expect(await page.text()).toContain('Back to Bad input RP');
   });
+});
 
+describe('the interaction contract: replays, aborts and redirects', () => {
   it('a second post of the same signed message, before the browser goes on, is refused (409); the first one still completes', async () => {
     const { jar, interactionUrl, details } = await open();
     const good = await signed(details);
@@ -244,7 +258,9 @@ describe('the interaction contract: every bad input has its status and code, and
     expect(response.headers.get('location')).toBeNull();
     expect(await response.text()).toContain('invalid_redirect_uri');
   });
+});
 
+describe('the interaction contract: PKCE, codes, introspection and revocation', () => {
   it('a public client without PKCE is refused at the authorization endpoint', async () => {
     const url = oidc.buildAuthorizationUrl(client, { redirect_uri: REDIRECT_URI, scope: 'openid', state: 'x' });
     const response = await fetch(url, { redirect: 'manual' });
@@ -255,13 +271,6 @@ describe('the interaction contract: every bad input has its status and code, and
     expect(page).toContain('invalid_request');
     expect(page).toMatch(/PKCE/);
   });
-
-  async function codeFor() {
-    const { jar, interactionUrl, details, verifier } = await open();
-    const ok = await postSignature(jar, interactionUrl, await signed(details));
-    const callback = await followToClient(jar, interactionUrl, ok.headers.get('location') as string);
-    return { callback, verifier, jar };
-  }
 
   it('a wrong PKCE verifier is refused at the token endpoint and issues nothing', async () => {
     const { callback } = await codeFor();

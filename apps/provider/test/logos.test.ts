@@ -15,56 +15,60 @@ const OTHER = Buffer.concat([PNG, Buffer.from('other')]);
 /** A larger one, served a little late (concurrent updates overlap). */
 const BIG = Buffer.concat([PNG, Buffer.alloc(4000, 7)]);
 
-describe('client logos are served by the provider (no third-party request from the page)', () => {
-  let server: Server;
-  let origin: string;
-  let hits = 0;
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      hits += 1;
-      if (req.url?.startsWith('/logo.png')) res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
-      else if (req.url?.startsWith('/other.png')) res.writeHead(200, { 'content-type': 'image/png' }).end(OTHER);
-      else if (req.url?.startsWith('/big.png'))
-        setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(BIG), 20);
-      else if (req.url === '/page.html') res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(1)</script>');
-      else res.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+// One logo server, shared by the "client logos" describes below.
+let server: Server;
+let origin: string;
+let hits = 0;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    hits += 1;
+    if (req.url?.startsWith('/logo.png')) res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    else if (req.url?.startsWith('/other.png')) res.writeHead(200, { 'content-type': 'image/png' }).end(OTHER);
+    else if (req.url?.startsWith('/big.png')) setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(BIG), 20);
+    else if (req.url === '/page.html') res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(1)</script>');
+    else res.writeHead(404).end();
   });
-  afterAll(() => server?.close());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => server?.close());
 
-  const registerWithLogo = async (url: string, logo: string | undefined) => {
-    const response = await fetch(`${url}/reg`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        redirect_uris: ['https://rp.example.com/cb'],
-        client_name: 'Zeta RP',
-        ...(logo ? { logo_uri: logo } : {}),
-      }),
-    });
-    const body = await response.json();
-    return { id: body.client_id as string, token: body.registration_access_token as string, status: response.status };
-  };
-  const updateLogo = (url: string, client: { id: string; token: string }, logo: string | undefined) =>
-    fetch(`${url}/reg/${client.id}`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${client.token}` },
-      body: JSON.stringify({
-        client_id: client.id,
-        redirect_uris: ['https://rp.example.com/cb'],
-        client_name: 'Zeta RP',
-        ...(logo ? { logo_uri: logo } : {}),
-      }),
-    });
-  const served = async (url: string, id: string) => {
-    const response = await fetch(`${url}/logo/${id}`);
-    expect(response.status).toBe(200);
-    return { type: response.headers.get('content-type'), body: Buffer.from(await response.arrayBuffer()) };
-  };
-  const logoKeys = (provider: TestProvider) => provider.app.services.store.keys('logo:');
+const registerWithLogo = async (url: string, logo: string | undefined) => {
+  const response = await fetch(`${url}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      redirect_uris: ['https://rp.example.com/cb'],
+      client_name: 'Zeta RP',
+      ...(logo ? { logo_uri: logo } : {}),
+    }),
+  });
+  const body = await response.json();
+  return { id: body.client_id as string, token: body.registration_access_token as string, status: response.status };
+};
 
+const updateLogo = (url: string, client: { id: string; token: string }, logo: string | undefined) =>
+  fetch(`${url}/reg/${client.id}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${client.token}` },
+    body: JSON.stringify({
+      client_id: client.id,
+      redirect_uris: ['https://rp.example.com/cb'],
+      client_name: 'Zeta RP',
+      ...(logo ? { logo_uri: logo } : {}),
+    }),
+  });
+
+const served = async (url: string, id: string) => {
+  const response = await fetch(`${url}/logo/${id}`);
+  expect(response.status).toBe(200);
+  return { type: response.headers.get('content-type'), body: Buffer.from(await response.arrayBuffer()) };
+};
+
+const logoKeys = (provider: TestProvider) => provider.app.services.store.keys('logo:');
+
+describe('client logos are served by the provider (no third-party request from the page)', () => {
   it('fetches the logo when the client registers (private addresses allowed here), then only serves it: a GET never fetches', async () => {
     const provider = await startTestProvider({ ALLOW_PRIVATE_FETCH: 'true' });
     try {
@@ -134,7 +138,9 @@ describe('client logos are served by the provider (no third-party request from t
       await provider.stop();
     }
   });
+});
 
+describe('client logos: storage limits, and what is never fetched', () => {
   it('LOGO_STORAGE_LIMIT caps every stored logo together: beyond it an initial is drawn, and removing a client frees its share', async () => {
     const provider = await startTestProvider({ ALLOW_PRIVATE_FETCH: 'true', LOGO_STORAGE_LIMIT: String(PNG.length + 10) });
     try {
@@ -222,7 +228,9 @@ describe('client logos are served by the provider (no third-party request from t
       await permissive.stop();
     }
   });
+});
 
+describe('client logos: CLIENTS_FILE clients and fetch limits', () => {
   it('CLIENTS_FILE clients: their logos are fetched when the provider starts', async () => {
     const file = join(tmpdir(), `signet-logo-clients-${process.pid}.json`);
     writeFileSync(

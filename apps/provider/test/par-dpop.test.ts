@@ -17,11 +17,10 @@ const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const wallet = () => privateKeyToAccount(generatePrivateKey());
 
-describe.each([
-  ['self-hosted', 'none'],
-  ['hosted', 'client_secret_basic'],
-] as const)('PAR and DPoP with openid-client 6, %s profile (%s client)', (profile, authMethod) => {
+/** The provider on `profile`, and how a client authenticating with `authMethod` registers and pushes requests. */
+function parProvider(profile: 'self-hosted' | 'hosted', authMethod: 'none' | 'client_secret_basic') {
   let provider: TestProvider;
+
   beforeAll(async () => {
     provider = await startTestProvider({ PROFILE: profile });
   });
@@ -39,6 +38,7 @@ describe.each([
       undefined,
       insecure,
     );
+
   const parameters = async () => {
     const verifier = oidc.randomPKCECodeVerifier();
     return {
@@ -54,9 +54,26 @@ describe.each([
       },
     };
   };
+
   const storedPushedRequests = async () => (await provider.app.services.store.keys('oidc:PushedAuthorizationRequest:')).length;
 
+  return {
+    get provider() {
+      return provider;
+    },
+    register,
+    parameters,
+    storedPushedRequests,
+    profile,
+    authMethod,
+  };
+}
+type ParProvider = ReturnType<typeof parProvider>;
+
+/** Discovery and sign-ins through PAR. */
+function pushedRequestTests(env: ParProvider) {
   it('discovery advertises both', async () => {
+    const { provider, register } = env;
     const client = await register();
     const metadata = client.serverMetadata();
     expect(metadata.pushed_authorization_request_endpoint).toBe(`${provider.url}/request`);
@@ -64,6 +81,7 @@ describe.each([
   });
 
   it('a whole sign-in through PAR: the authorization URL carries only client_id and request_uri', async () => {
+    const { register, parameters } = env;
     const client = await register();
     const { verifier, state, nonce, params } = await parameters();
     const url = await oidc.buildAuthorizationUrlWithPAR(client, { ...params, state, nonce });
@@ -88,6 +106,7 @@ describe.each([
   });
 
   it('require_pushed_authorization_requests: that client’s plain authorization requests are refused', async () => {
+    const { register, parameters } = env;
     const client = await register({ require_pushed_authorization_requests: true });
     const { verifier, state, params } = await parameters();
     const { callbackUrl, jar } = await walletSignIn({
@@ -104,8 +123,12 @@ describe.each([
     expect(target.searchParams.get('error_description')).toMatch(/Pushed Authorization Request must be used/i);
     expect(target.searchParams.get('code')).toBeNull();
   });
+}
 
+/** Tokens bound to a key with DPoP. */
+function dpopTests(env: ParProvider) {
   it('a whole sign-in with DPoP: the access and refresh tokens are bound to the key, useless without a proof', async () => {
+    const { register, parameters, authMethod } = env;
     const client = await register();
     const keys = await oidc.randomDPoPKeyPair();
     const DPoP = oidc.getDPoPHandle(client, keys);
@@ -153,6 +176,7 @@ describe.each([
   });
 
   it('dpop_bound_access_tokens: that client gets no token without a DPoP proof, and one with it', async () => {
+    const { register } = env;
     const client = await register({ dpop_bound_access_tokens: true });
     const without = await pkceAuthorization(client);
     const first = await walletSignIn({ authorizationUrl: without.url, signer: wallet() });
@@ -175,8 +199,12 @@ describe.each([
     );
     expect(tokens.token_type.toLowerCase()).toBe('dpop');
   });
+}
 
+/** Rate limits, request size limits and resources through PAR. */
+function parLimitAndResourceTests(env: ParProvider) {
   it('/request counts in the authorization rate limit (with /auth, in every spelling)', async () => {
+    const { parameters, profile, authMethod } = env;
     const limited = await startTestProvider({ PROFILE: profile, RATE_LIMIT_AUTHORIZATION: '2' });
     try {
       const client = await oidc.dynamicClientRegistration(
@@ -204,6 +232,7 @@ describe.each([
   });
 
   it('a pushed request over 16 KB, or without Content-Length, is refused before anything is stored', async () => {
+    const { provider, register, parameters, storedPushedRequests, authMethod } = env;
     const client = await register();
     const { params } = await parameters();
     const before = await storedPushedRequests();
@@ -249,6 +278,7 @@ describe.each([
   });
 
   it('a resource through PAR with DPoP: a JWT for that audience bound to the key (hosted, by default: invalid_target)', async () => {
+    const { register, parameters, profile } = env;
     const client = await register();
     const { verifier, params } = await parameters();
     const resource = 'https://api.example.com/';
@@ -275,6 +305,16 @@ describe.each([
     expect(claims.aud).toBe(resource);
     expect((claims.cnf as { jkt?: string } | undefined)?.jkt).toMatch(/^[\w-]{43}$/);
   });
+}
+
+describe.each([
+  ['self-hosted', 'none'],
+  ['hosted', 'client_secret_basic'],
+] as const)('PAR and DPoP with openid-client 6, %s profile (%s client)', (profile, authMethod) => {
+  const env = parProvider(profile, authMethod);
+  pushedRequestTests(env);
+  dpopTests(env);
+  parLimitAndResourceTests(env);
 });
 
 /**

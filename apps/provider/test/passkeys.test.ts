@@ -107,9 +107,11 @@ function passkeyHelpers(provider: TestProvider) {
   };
 }
 
-describe.each(
-  (['self-hosted', 'hosted'] as const).flatMap((profile) => Object.keys(STORAGES).map((storage) => [profile, storage] as const)),
-)('passkeys on the %s profile, %s storage', (profile, storage) => {
+/**
+ * The provider on `profile` with `storage`, its passkey helpers, an account client and a wallet
+ * client; and the sign-in steps the tests share.
+ */
+function passkeyProvider(profile: 'self-hosted' | 'hosted', storage: keyof typeof STORAGES) {
   let provider: TestProvider;
   let kit: ReturnType<typeof passkeyHelpers>;
   let accountClient: oidc.Configuration;
@@ -159,7 +161,41 @@ describe.each(
     return { response, jar, interactionUrl, credential, tokens };
   }
 
+  /** What GET /interaction/<uid>/passkey answers for a new sign-in to `client`. */
+  async function optionsStatus(client: oidc.Configuration) {
+    const jar = new CookieJar();
+    const interactionUrl = await startInteraction(jar, (await pkceAuthorization(client, { prompt: 'login' })).url);
+    const options = await request(jar, new URL(`${interactionUrl.pathname}/passkey`, interactionUrl), {
+      headers: { accept: 'application/json' },
+    });
+    return { status: options.status, offered: (await getDetails(jar, interactionUrl)).passkeys === true };
+  }
+
+  return {
+    get provider() {
+      return provider;
+    },
+    get kit() {
+      return kit;
+    },
+    get accountClient() {
+      return accountClient;
+    },
+    get walletClient() {
+      return walletClient;
+    },
+    walletIn,
+    personWithPasskey,
+    passkeyIn,
+    optionsStatus,
+  };
+}
+type PasskeyProvider = ReturnType<typeof passkeyProvider>;
+
+/** Adding a passkey, and signing in with it. */
+function addAndSignInTests(env: PasskeyProvider) {
   it('adds a discoverable passkey after a fresh wallet proof: the options, 201 { id }, the JSON view', async () => {
+    const { provider, kit, accountClient, walletIn } = env;
     const signer = key();
     const { jar } = await walletIn(accountClient, signer);
     const first = await kit.json(await kit.call(jar, 'POST', '/account/passkeys/options'));
@@ -192,6 +228,7 @@ describe.each(
   });
 
   it('signs in with the passkey in a fresh browser: the account’s sub, no wallet, amr with pop', async () => {
+    const { kit, accountClient, personWithPasskey, passkeyIn } = env;
     const person = await personWithPasskey();
     const jar = new CookieJar();
     const { url } = await pkceAuthorization(accountClient, { prompt: 'login' });
@@ -214,6 +251,7 @@ describe.each(
   });
 
   it('a synced passkey without user verification: amr swk, no mfa', async () => {
+    const { kit, accountClient, walletIn, passkeyIn } = env;
     const signer = key();
     const { jar } = await walletIn(accountClient, signer);
     const authenticator = new SoftAuthenticator({ origin: kit.origin, backupEligible: true, userVerified: false });
@@ -223,6 +261,7 @@ describe.each(
   });
 
   it('a passkey session sees the account but cannot touch its wallets: 401 REAUTHENTICATION_REQUIRED', async () => {
+    const { kit, accountClient, personWithPasskey, passkeyIn } = env;
     const person = await personWithPasskey();
     const { jar } = await passkeyIn(accountClient, person.authenticator);
     const view = await kit.call(jar, 'GET', '/account');
@@ -251,8 +290,12 @@ describe.each(
     // The account is still whole.
     expect(((await kit.json(await kit.call(person.jar, 'GET', '/account'))).wallets as unknown[]).length).toBe(1);
   });
+}
 
+/** Unknown credentials, clients that take no passkeys, replays and the checks on an answer. */
+function refusalTests(env: PasskeyProvider) {
   it('an unknown credential: 401 PASSKEY_NOT_FOUND; a form post renders the page naming it for the browser', async () => {
+    const { kit, accountClient, passkeyIn } = env;
     const stranger = new SoftAuthenticator({ origin: kit.origin });
     stranger.create({ challenge: 'x', rp: { id: 'localhost' }, user: { id: 'AAAA' } });
     const { response, jar, interactionUrl } = await passkeyIn(accountClient, stranger);
@@ -266,6 +309,7 @@ describe.each(
   });
 
   it('refused for a client without account_subject (403 with words); the details offer none', async () => {
+    const { kit, walletClient, personWithPasskey } = env;
     const person = await personWithPasskey();
     const jar = new CookieJar();
     const { url } = await pkceAuthorization(walletClient, { prompt: 'login' });
@@ -280,17 +324,8 @@ describe.each(
     expect(post.status).toBe(403);
   });
 
-  /** What GET /interaction/<uid>/passkey answers for a new sign-in to `client`. */
-  async function optionsStatus(client: oidc.Configuration) {
-    const jar = new CookieJar();
-    const interactionUrl = await startInteraction(jar, (await pkceAuthorization(client, { prompt: 'login' })).url);
-    const options = await request(jar, new URL(`${interactionUrl.pathname}/passkey`, interactionUrl), {
-      headers: { accept: 'application/json' },
-    });
-    return { status: options.status, offered: (await getDetails(jar, interactionUrl)).passkeys === true };
-  }
-
   it('gated and namespaced account clients take none unless they opt in (passkey_sign_in)', async () => {
+    const { provider, personWithPasskey, passkeyIn, optionsStatus } = env;
     const person = await personWithPasskey();
     const register = (metadata: Json) => registerPublicClient(provider.issuer, { account_subject: true, ...metadata } as never);
     const namespaced = await register({ account_namespaces: ['eip155'] });
@@ -310,6 +345,7 @@ describe.each(
   });
 
   it('an answer is used once: a replay, and a challenge of another interaction, are refused', async () => {
+    const { kit, accountClient, personWithPasskey } = env;
     const person = await personWithPasskey();
     const jar = new CookieJar();
     const { url } = await pkceAuthorization(accountClient, { prompt: 'login' });
@@ -330,6 +366,7 @@ describe.each(
   });
 
   it('checks the origin, the relying party id, the user handle and the counter', async () => {
+    const { accountClient, personWithPasskey, passkeyIn } = env;
     const person = await personWithPasskey();
     const attempt = async (overrides: Record<string, unknown>) => {
       const { response } = await passkeyIn(accountClient, person.authenticator, new CookieJar(), overrides);
@@ -348,8 +385,12 @@ describe.each(
     expect(await attempt({ counter })).toEqual({ status: 401, error: 'PASSKEY_COUNTER_REGRESSED' });
     expect(await attempt({ counter: counter + 5 })).toEqual({ status: 303, error: undefined });
   });
+}
 
+/** Removing passkeys, deleting the account, and device sign-ins. */
+function removalAndDeviceTests(env: PasskeyProvider) {
   it('removing: by a sign-in with that passkey or a wallet, ending its sessions and tokens; the cap; 404', async () => {
+    const { kit, accountClient, personWithPasskey, passkeyIn } = env;
     const person = await personWithPasskey('First');
     // Two sets of options while the account holds one: the cap (2) holds when both are posted.
     const spare = new SoftAuthenticator({ origin: kit.origin });
@@ -400,6 +441,7 @@ describe.each(
   });
 
   it('deleting the account deletes its passkeys', async () => {
+    const { kit, accountClient, personWithPasskey, passkeyIn } = env;
     const person = await personWithPasskey();
     expect((await kit.call(person.jar, 'DELETE', '/account')).status).toBe(204);
     const { response } = await passkeyIn(accountClient, person.authenticator);
@@ -408,6 +450,7 @@ describe.each(
   });
 
   it('a device sign-in (RFC 8628) may use a passkey for an account client', async () => {
+    const { provider, kit, personWithPasskey } = env;
     const person = await personWithPasskey();
     const discovery = (await (
       await fetch(`${provider.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`)
@@ -425,6 +468,15 @@ describe.each(
     expect(claims.sub).toBe(person.sub);
     expect(claims.amr).toContain('pop');
   });
+}
+
+describe.each(
+  (['self-hosted', 'hosted'] as const).flatMap((profile) => Object.keys(STORAGES).map((storage) => [profile, storage] as const)),
+)('passkeys on the %s profile, %s storage', (profile, storage) => {
+  const env = passkeyProvider(profile, storage);
+  addAndSignInTests(env);
+  refusalTests(env);
+  removalAndDeviceTests(env);
 });
 
 describe.each(['redis', 'postgres'])('two replicas on one %s: an answer posted to both at once gets through once', (storage) => {

@@ -27,21 +27,38 @@ const CALLBACK = 'https://phish.example/cb';
 
 const wallet = () => privateKeyToAccount(generatePrivateKey());
 
-describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile', (profile) => {
+type Discovery = {
+  authorization_endpoint: string;
+  end_session_endpoint: string;
+  registration_endpoint: string;
+  token_endpoint: string;
+};
+
+/** The provider on `profile` and its discovery document, with the steps of the tests. */
+function redirectsProvider(profile: string) {
   let provider: TestProvider;
-  let discovery: {
-    authorization_endpoint: string;
-    end_session_endpoint: string;
-    registration_endpoint: string;
-    token_endpoint: string;
-  };
+  let discovery: Discovery;
+
   beforeAll(async () => {
     provider = await startTestProvider({ PROFILE: profile });
     discovery = await (await fetch(`${provider.url}/.well-known/openid-configuration`)).json();
   });
   afterAll(() => provider?.stop());
 
+  return redirectSteps({
+    get provider() {
+      return provider;
+    },
+    get discovery() {
+      return discovery;
+    },
+  });
+}
+
+/** Registering, authorizing, following redirects and signing in, on the provider `server` gives (read when called). */
+function redirectSteps(server: { provider: TestProvider; discovery: Discovery }) {
   async function register(metadata: Record<string, unknown> = {}) {
+    const { discovery } = server;
     const response = await fetch(discovery.registration_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -57,7 +74,9 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     expect(response.status, await response.clone().text()).toBe(201);
     return (await response.json()) as { client_id: string };
   }
+
   function authorization(clientId: string, parameters: Record<string, string> = {}) {
+    const { discovery } = server;
     const url = new URL(discovery.authorization_endpoint);
     for (const [key, value] of Object.entries({
       client_id: clientId,
@@ -73,8 +92,10 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     }
     return url;
   }
+
   /** Follows the provider's own answers (redirects on its origin, its auto-submitted forms) until one leaves it or is a page. */
   async function follow(jar: CookieJar, first: Response, base: string): Promise<Response> {
+    const { provider } = server;
     let response = first;
     for (let hop = 0; hop < 6; hop++) {
       const location = response.headers.get('location');
@@ -100,8 +121,10 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     }
     return response;
   }
+
   /** A completed wallet sign-in to this client in the browser `jar` is; returns its ID token. */
   async function signInOnce(clientId: string, jar = new CookieJar()) {
+    const { discovery } = server;
     const url = authorization(clientId);
     const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: wallet(), jar });
     const code = callbackUrl.searchParams.get('code');
@@ -121,8 +144,29 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     expect(token.status).toBe(200);
     return ((await token.json()) as { id_token: string }).id_token;
   }
+
   /** A logout request; a POST sends its parameters as a form, as a page's auto-submitted form does. */
+  return {
+    get provider() {
+      return server.provider;
+    },
+    get discovery() {
+      return server.discovery;
+    },
+    register,
+    authorization,
+    follow,
+    signInOnce,
+    ...logoutSteps(server, follow),
+  };
+}
+/** Signing out (and following the logout to its end), on the provider `server` gives (read when called). */
+function logoutSteps(
+  server: { provider: TestProvider; discovery: Discovery },
+  follow: (jar: CookieJar, first: Response, base: string) => Promise<Response>,
+) {
   function logout(jar: CookieJar, parameters: Record<string, string>, method: 'GET' | 'POST' = 'GET') {
+    const { discovery } = server;
     const url = new URL(discovery.end_session_endpoint);
     if (method === 'GET') {
       url.search = new URLSearchParams(parameters).toString();
@@ -134,8 +178,10 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
       body: new URLSearchParams(parameters),
     });
   }
+
   /** Follows a logout to its end, confirming a "Sign out?" page when one is shown; returns the last answer. */
   async function logoutToEnd(jar: CookieJar, first: Response): Promise<Response> {
+    const { provider } = server;
     let response = await follow(jar, first, provider.url);
     const text = response.status === 200 ? await response.clone().text() : '';
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(text)?.[1];
@@ -153,6 +199,7 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     }
     return response;
   }
+
   /** The answer never left the provider: a page of its own naming the target host, with a link. */
   async function heldOnPage(response: Response) {
     expect(response.headers.get('location')).toBeNull();
@@ -162,7 +209,14 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     expect(page).toContain('<strong class="destination">phish.example</strong>');
   }
 
+  return { logout, logoutToEnd, heldOnPage };
+}
+type RedirectsProvider = ReturnType<typeof redirectsProvider>;
+
+/** Logout: which hints and destinations redirect, and which only show a page. */
+function logoutTests(env: RedirectsProvider) {
   it('logout with client_id and no id_token_hint, no session: no redirect to the registered target, the page names its host with a link', async () => {
+    const { provider, discovery, register, follow } = env;
     const client = await register();
     const jar = new CookieJar();
     const start = new URL(discovery.end_session_endpoint);
@@ -182,6 +236,7 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
   });
 
   it('logout: a forged destination cookie is ignored; an unregistered post_logout_redirect_uri is still refused', async () => {
+    const { provider, discovery, register } = env;
     const client = await register();
     const jar = new CookieJar();
     const forged = Buffer.from(JSON.stringify({ client_id: client.client_id, uri: 'https://elsewhere.example/' })).toString(
@@ -202,6 +257,7 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
   });
 
   it('logout with an empty id_token_hint (read as none): no redirect, the page names the host', async () => {
+    const { register, logout, logoutToEnd, heldOnPage } = env;
     const client = await register();
     for (const method of ['GET', 'POST'] as const) {
       const jar = new CookieJar();
@@ -215,6 +271,7 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
   });
 
   it('logout with the registrant’s own ID token as the hint: no redirect, with or without a session in this browser', async () => {
+    const { register, signInOnce, logout, logoutToEnd, heldOnPage } = env;
     const client = await register();
     // The registrant signs in to their own client once, in their own browser, and keeps its ID token.
     const hint = await signInOnce(client.client_id);
@@ -232,6 +289,7 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
   });
 
   it('logout with client_id alone, POSTed as a form (an auto-submitting page): no redirect', async () => {
+    const { register, logout, logoutToEnd, heldOnPage } = env;
     const client = await register();
     const jar = new CookieJar();
     const first = await logout(jar, { client_id: client.client_id, post_logout_redirect_uri: TARGET }, 'POST');
@@ -239,6 +297,7 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
   });
 
   it('logout with a hint from this browser’s own session for that client: the standard redirect, with the state', async () => {
+    const { register, signInOnce, logout, logoutToEnd } = env;
     const client = await register();
     const jar = new CookieJar();
     const hint = await signInOnce(client.client_id, jar);
@@ -249,8 +308,15 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     expect(final.status).toBe(303);
     expect(final.headers.get('location')).toBe(`${TARGET}?state=ok`);
   });
+}
 
+/**
+ * prompt=none, other errors and cancelled sign-ins: a page, never an automatic redirect; a sign-in
+ * that succeeds is never held back.
+ */
+function authorizationErrorTests(env: RedirectsProvider) {
   it('prompt=none after the registrant’s own sign-in elsewhere: still a page; in the browser that signed in, the standard redirect', async () => {
+    const { register, authorization, signInOnce } = env;
     const client = await register();
     const silent = authorization(client.client_id, { prompt: 'none' });
     // The registrant's throwaway sign-in, in their own browser.
@@ -267,6 +333,7 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
   });
 
   it('prompt=none to a client this browser has not signed in to: an error page naming the host, with a link carrying the error', async () => {
+    const { register, authorization } = env;
     const client = await register();
     const silent = authorization(client.client_id, { prompt: 'none' });
     const page = await request(new CookieJar(), silent);
@@ -284,6 +351,7 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
   });
 
   it('other errors (response_mode=form_post, a missing response_type) and a cancelled sign-in: a page, never an automatic redirect', async () => {
+    const { provider, register, authorization, follow } = env;
     const client = await register();
     const formPost = await request(
       new CookieJar(),
@@ -321,6 +389,7 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
   });
 
   it('a sign-in that succeeds is never held back (the user signed for this very redirect URI)', async () => {
+    const { provider, register, authorization, follow } = env;
     const client = await register();
     const jar = new CookieJar();
     const interaction = await startInteraction(jar, authorization(client.client_id));
@@ -336,6 +405,12 @@ describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile
     expect(final.status).toBe(303);
     expect(new URL(final.headers.get('location') as string).searchParams.get('code')).toBeTruthy();
   });
+}
+
+describe.each(['self-hosted', 'hosted'])('redirects off the provider, %s profile', (profile) => {
+  const env = redirectsProvider(profile);
+  logoutTests(env);
+  authorizationErrorTests(env);
 });
 
 describe('redirects off the provider: the operator’s clients', () => {

@@ -3,20 +3,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-describe('dynamic client registration (RFC 7591) and management (RFC 7592), self-hosted', () => {
-  let provider: TestProvider;
-  beforeAll(async () => {
-    provider = await startTestProvider();
+// One self-hosted provider, shared by the "dynamic client registration" describes below.
+let provider: TestProvider;
+
+beforeAll(async () => {
+  provider = await startTestProvider();
+});
+afterAll(() => provider?.stop());
+
+const register = (body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${provider.url}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  afterAll(() => provider?.stop());
 
-  const register = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${provider.url}/reg`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-
+describe('dynamic client registration (RFC 7591) and management (RFC 7592), self-hosted', () => {
   it('registers a public client: UUID client_id, registration token and URI, no secret', async () => {
     const response = await register({
       redirect_uris: ['https://rp.example.com/cb'],
@@ -71,7 +73,9 @@ describe('dynamic client registration (RFC 7591) and management (RFC 7592), self
       expect((await register({ redirect_uris: [uri] })).status).toBe(201);
     },
   );
+});
 
+describe('dynamic client registration (RFC 7591) and management (RFC 7592), self-hosted: refusals and management', () => {
   it('refuses a registration without redirect_uris, malformed JSON, and bad contacts', async () => {
     const missing = await register({ client_name: 'x' });
     expect(missing.status).toBe(400);

@@ -69,11 +69,14 @@ const signedBy = (keypair: ReturnType<typeof solanaKeypair>, message: string) =>
   signature: base58.encode(keypair.sign(message)),
 });
 
-describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainnet,devnet)', () => {
+/** A self-hosted provider with SOLANA_NETWORKS=mainnet,devnet, a counting node, a public client and an audit log. */
+function selfHostedSolana() {
   let provider: TestProvider;
   let node: Awaited<ReturnType<typeof countingNode>>;
   let client: oidc.Configuration;
+
   const dir = mkdtempSync(join(tmpdir(), 'signet-solana-'));
+
   const auditFile = join(dir, 'audit.log');
 
   beforeAll(async () => {
@@ -114,7 +117,27 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, unknown>);
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get node() {
+      return node;
+    },
+    get client() {
+      return client;
+    },
+    dir,
+    auditFile,
+    audit,
+  };
+}
+type SelfHostedSolana = ReturnType<typeof selfHostedSolana>;
+
+/** Sign-ins on each network. */
+function solanaSignInTests(env: SelfHostedSolana) {
   it('the details name the namespaces and the networks; every Ethereum field is as before', async () => {
+    const { provider, client } = env;
     const { details, interactionUrl } = await open(client);
     expect(details).toMatchObject({
       uid: interactionUrl.pathname.split('/')[2],
@@ -131,6 +154,7 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
   });
 
   it('a Solana sign-in ends at openid-client: sub solana:<mainnet>:<address>, the address as username, the signed message and signature', async () => {
+    const { provider, node, client } = env;
     const keypair = solanaKeypair();
     const before = node.requests();
     const { url, verifier } = await pkceAuthorization(client, { scope: 'openid profile siwe', state: 'st' });
@@ -156,6 +180,7 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
   });
 
   it('devnet names its own reference; a base64 signature is taken too, and the claim carries it in base58', async () => {
+    const { client } = env;
     const keypair = solanaKeypair();
     const { url, verifier } = await pkceAuthorization(client, { scope: 'openid siwe' });
     const { callbackUrl, message, signature } = await solanaSignIn({
@@ -171,8 +196,12 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
     expect(claims?.siwe_signature).toBe(base58.encode(base64.decode(signature)));
     expect(claims?.siwe_message).toBe(message);
   });
+}
 
+/** Refusals, and what the audit log says of them. */
+function solanaRefusalTests(env: SelfHostedSolana) {
   it('every bad Solana submission has its own code; nothing is stored; the same sign-in then succeeds', async () => {
+    const { provider, client } = env;
     const { jar, interactionUrl, details } = await open(client, { state: 'bad' });
     const keypair = solanaKeypair();
     const post = (body: { message: string; signature: string }) => postSignature(jar, interactionUrl, body);
@@ -262,6 +291,7 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
   });
 
   it('audit: a Solana sign-in succeeds as solana:… with method ed25519; a refused one names the account it claims', async () => {
+    const { client, auditFile, audit } = env;
     const keypair = solanaKeypair();
     const { url } = await pkceAuthorization(client, { scope: 'openid' });
     await solanaSignIn({ authorizationUrl: url, keypair });
@@ -281,8 +311,12 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
       .toMatchObject({ reason: 'INVALID_SIGNATURE', account_verified: false });
     expect(readFileSync(auditFile, 'utf8')).not.toContain(base58.encode(keypair.sign(message)));
   });
+}
 
+/** Claims: the synthetic e-mail address, and subject_chain "any". */
+function solanaEmailTests(env: SelfHostedSolana) {
   it('email: a synthetic address is the hex of the 32-byte key (base58 is case-sensitive); subject_chain "any" keeps the cluster', async () => {
+    const { provider } = env;
     const keypair = solanaKeypair();
     const mail = await oidc.discovery(new URL(provider.url), 'mail', undefined, oidc.None(), insecure);
     const { url, verifier } = await pkceAuthorization(mail, { scope: 'openid email' });
@@ -299,8 +333,12 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
     const tokens = await oidc.authorizationCodeGrant(anyChain, landed, { pkceCodeVerifier: signIn.verifier });
     expect(tokens.claims()?.sub).toBe(`solana:${MAINNET}:${keypair.address}`);
   });
+}
 
+/** account_namespaces at registration, update and sign-in. */
+function solanaNamespaceTests(env: SelfHostedSolana) {
   it('account_namespaces: validated at registration and update; each client takes only what it allows', async () => {
+    const { provider } = env;
     const register = (metadata: Record<string, unknown>) =>
       fetch(`${provider.url}/reg`, {
         method: 'POST',
@@ -384,8 +422,12 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
       /takes Ethereum accounts only/,
     );
   });
+}
 
+/** Gated clients take Ethereum accounts only. */
+function solanaGatedClientTests(env: SelfHostedSolana) {
   it('a gated client takes Ethereum accounts only: a Solana message is refused (403) in words, and no RPC node is asked', async () => {
+    const { provider, node } = env;
     const gated = await registerPublicClient(provider.url, {
       client_name: 'Holders',
       access_conditions: {
@@ -407,11 +449,22 @@ describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainne
     );
     expect(node.requests()).toBe(before);
   });
+}
+
+describe('Sign in with Solana on the self-hosted profile (SOLANA_NETWORKS=mainnet,devnet)', () => {
+  const env = selfHostedSolana();
+  solanaSignInTests(env);
+  solanaRefusalTests(env);
+  solanaEmailTests(env);
+  solanaNamespaceTests(env);
+  solanaGatedClientTests(env);
 });
 
-describe('Sign in with Solana on the hosted profile: confidential clients, pairwise subjects, refresh', () => {
+/** A hosted provider with Solana on, a counting node, and how a confidential client registers and signs in. */
+function hostedSolana() {
   let provider: TestProvider;
   let node: Awaited<ReturnType<typeof countingNode>>;
+
   const redirectUri = 'http://127.0.0.1:4999/cb';
 
   beforeAll(async () => {
@@ -452,7 +505,24 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
     return oidc.authorizationCodeGrant(config, callbackUrl);
   };
 
+  return {
+    get provider() {
+      return provider;
+    },
+    get node() {
+      return node;
+    },
+    redirectUri,
+    registered,
+    signIn,
+  };
+}
+type HostedSolana = ReturnType<typeof hostedSolana>;
+
+/** Subjects: public and pairwise. */
+function hostedSolanaSubjectTests(env: HostedSolana) {
   it('client_secret_basic: the subject is the Solana account id (hosted issuer, ID token and userinfo)', async () => {
+    const { provider, registered, signIn } = env;
     const { config } = await registered();
     const keypair = solanaKeypair();
     const tokens = await signIn(config, keypair);
@@ -469,6 +539,7 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
   });
 
   it('pairwise: opaque, stable within a sector, different across sectors; no claim carries the address', async () => {
+    const { registered, signIn } = env;
     const keypair = solanaKeypair();
     const subOf = async (uri: string) => {
       const { config } = await registered({ subject_type: 'pairwise' }, uri);
@@ -486,8 +557,12 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
     expect(a1).not.toBe(b);
     expect(a1).not.toMatch(/^solana:/);
   });
+}
 
+/** Refresh and silent sign-ins, ungated and gated afterwards. */
+function hostedSolanaRefreshTests(env: HostedSolana) {
   it('an ungated client: a Solana account refreshes its tokens, and a live session gets a silent code (prompt=none)', async () => {
+    const { redirectUri, registered, signIn } = env;
     const { config } = await registered({ grant_types: ['authorization_code', 'refresh_token'] });
     const keypair = solanaKeypair();
     const jar = new CookieJar();
@@ -503,6 +578,7 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
   });
 
   it('a client gated after a Solana sign-in: the refresh is refused and revoked, prompt=none answers login_required; nothing crashes, no RPC call', async () => {
+    const { node, redirectUri, registered, signIn } = env;
     const { body, config } = await registered({ grant_types: ['authorization_code', 'refresh_token'] });
     const keypair = solanaKeypair();
     const jar = new CookieJar();
@@ -540,6 +616,12 @@ describe('Sign in with Solana on the hosted profile: confidential clients, pairw
     });
     expect(node.requests()).toBe(before);
   });
+}
+
+describe('Sign in with Solana on the hosted profile: confidential clients, pairwise subjects, refresh', () => {
+  const env = hostedSolana();
+  hostedSolanaSubjectTests(env);
+  hostedSolanaRefreshTests(env);
 });
 
 describe('Solana off (the default): nothing changes for Ethereum, and a Solana message is refused', () => {

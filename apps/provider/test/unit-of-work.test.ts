@@ -36,12 +36,18 @@ function watched(inner: Store, calls: Call[], current: AsyncLocalStorage<string>
   });
 }
 
-describe('each request is one unit of storage work', () => {
+/** A provider whose store records every operation (and the request it ran in), and the time each request was answered. */
+function recordingProvider() {
   const calls: Call[] = [];
+
   const current = new AsyncLocalStorage<string>();
+
   const answeredAt = new Map<string, number>();
+
   let provider: TestProvider;
+
   const dir = mkdtempSync(join(tmpdir(), 'signet-unit-of-work-'));
+
   beforeAll(async () => {
     const store = watched(createSqliteStore(join(dir, 'signet.db')), calls, current);
     provider = await startTestProvider({}, { store });
@@ -76,7 +82,23 @@ describe('each request is one unit of storage work', () => {
     return counters;
   }
 
+  return {
+    calls,
+    current,
+    answeredAt,
+    get provider() {
+      return provider;
+    },
+    dir,
+    storageCounters,
+  };
+}
+type RecordingProvider = ReturnType<typeof recordingProvider>;
+
+/** A whole sign-in, request by request. */
+function wholeSignInTests(env: RecordingProvider) {
   it('a whole sign-in: one batch per request that writes, no write on its own, each stored before the answer', async () => {
+    const { calls, answeredAt, provider, storageCounters } = env;
     const config = await registerPublicClient(provider.url);
     // The client's first sign-in also marks it used (once per client): measure the next one.
     await walletSignIn({
@@ -141,8 +163,12 @@ describe('each request is one unit of storage work', () => {
       'POST /token oidc',
     ]);
   });
+}
 
+/** What a token request reads, and a token stored after its grant was revoked. */
+function readAndRevocationTests(env: RecordingProvider) {
   it('the sign-in record is read for the claims of a profile scope, and not for openid alone (its only claim is sub)', async () => {
+    const { calls, provider } = env;
     const readsOfRecords = async (scope: string) => {
       const config = await registerPublicClient(provider.url, { scope });
       const { url, verifier } = await pkceAuthorization(config, { scope });
@@ -164,6 +190,7 @@ describe('each request is one unit of storage work', () => {
   });
 
   it('an access token stored after its grant was revoked (a code reused while its first exchange ran) is refused', async () => {
+    const { provider } = env;
     const config = await registerPublicClient(provider.url);
     const { url, verifier } = await pkceAuthorization(config);
     const { callbackUrl } = await walletSignIn({ authorizationUrl: url, signer: privateKeyToAccount(generatePrivateKey()) });
@@ -181,6 +208,12 @@ describe('each request is one unit of storage work', () => {
     expect(userinfo.status).toBe(401);
     expect(userinfo.headers.get('www-authenticate')).toContain('invalid_token');
   });
+}
+
+describe('each request is one unit of storage work', () => {
+  const env = recordingProvider();
+  wholeSignInTests(env);
+  readAndRevocationTests(env);
 });
 
 describe('a batch the storage refuses', () => {

@@ -33,63 +33,65 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const key = () => privateKeyToAccount(generatePrivateKey());
 const CAP = `0x${ETH_CALL_GAS_CAP.toString(16)}`;
 
+// The chains, wallets and provider, shared by the "wallets that sign in" describes below.
+let one: Testchain;
+let ten: Testchain;
+let ensChain: Testchain;
+let wallets: RealWallets;
+let walletsTen: RealWallets;
+let verifierTen: Address;
+let provider: TestProvider;
+let client: oidc.Configuration;
+let nftTen: TestToken;
+
+const [a, b, c] = [key(), key(), key()];
+
+beforeAll(async () => {
+  // ENS on a node of its own, so the other nodes' logs show only what verification and access checks ask.
+  [one, ten, ensChain] = await Promise.all([
+    startTestchain({ chainId: 1, ens: false }),
+    startTestchain({ chainId: 10, ens: false }),
+    startTestchain({ chainId: 1 }),
+  ]);
+  [wallets, walletsTen] = await Promise.all([realWallets(one), realWallets(ten)]);
+  verifierTen = await walletsTen.deployVerifier();
+  nftTen = await ten.deployToken('erc721');
+  provider = await startTestProvider({
+    ETH_RPC_URL: one.url,
+    ENS_RPC_URL: ensChain.url,
+    RPC_URLS: `10=${ten.url}`,
+    SIGNATURE_VERIFIERS: `10=${verifierTen}`,
+    ACCESS_CACHE_SECONDS: '0',
+    RPC_TIMEOUT_MS: '5000',
+  });
+  client = await registerPublicClient(provider.url);
+});
+afterAll(async () => {
+  await provider?.stop();
+  await Promise.all([one?.stop(), ten?.stop(), ensChain?.stop()]);
+});
+
+/** Starts a sign-in at `config`, signs the message for `address` on `chainId` with `sign`, posts it. */
+async function signIn(address: Address, sign: (message: string) => Promise<Hex>, chainId = 1, config = client) {
+  const jar = new CookieJar();
+  const { url } = await pkceAuthorization(config);
+  const interaction = await startInteraction(jar, url);
+  const message = messageFor(await getDetails(jar, interaction), address, { chainId });
+  const response = await postSignature(jar, interaction, { message, signature: await sign(message) });
+  const body = response.status === 303 ? undefined : ((await response.json()) as { error: string; error_description: string });
+  return { status: response.status, body };
+}
+
+/** The eth_calls `chain` received while `run` ran. */
+async function ethCalls<T>(chain: Testchain, run: () => Promise<T>) {
+  const before = chain.node.requestCount;
+  const result = await run();
+  const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
+  const params = calls.map((r) => r.params[0] as { to?: string; gas?: string });
+  return { result, calls: params.map(({ to, gas }) => ({ to: to?.toLowerCase(), gas })) };
+}
+
 describe('wallets that sign in: the provider with real wallet contracts', () => {
-  let one: Testchain;
-  let ten: Testchain;
-  let ensChain: Testchain;
-  let wallets: RealWallets;
-  let walletsTen: RealWallets;
-  let verifierTen: Address;
-  let provider: TestProvider;
-  let client: oidc.Configuration;
-  let nftTen: TestToken;
-  const [a, b, c] = [key(), key(), key()];
-
-  beforeAll(async () => {
-    // ENS on a node of its own, so the other nodes' logs show only what verification and access checks ask.
-    [one, ten, ensChain] = await Promise.all([
-      startTestchain({ chainId: 1, ens: false }),
-      startTestchain({ chainId: 10, ens: false }),
-      startTestchain({ chainId: 1 }),
-    ]);
-    [wallets, walletsTen] = await Promise.all([realWallets(one), realWallets(ten)]);
-    verifierTen = await walletsTen.deployVerifier();
-    nftTen = await ten.deployToken('erc721');
-    provider = await startTestProvider({
-      ETH_RPC_URL: one.url,
-      ENS_RPC_URL: ensChain.url,
-      RPC_URLS: `10=${ten.url}`,
-      SIGNATURE_VERIFIERS: `10=${verifierTen}`,
-      ACCESS_CACHE_SECONDS: '0',
-      RPC_TIMEOUT_MS: '5000',
-    });
-    client = await registerPublicClient(provider.url);
-  });
-  afterAll(async () => {
-    await provider?.stop();
-    await Promise.all([one?.stop(), ten?.stop(), ensChain?.stop()]);
-  });
-
-  /** Starts a sign-in at `config`, signs the message for `address` on `chainId` with `sign`, posts it. */
-  async function signIn(address: Address, sign: (message: string) => Promise<Hex>, chainId = 1, config = client) {
-    const jar = new CookieJar();
-    const { url } = await pkceAuthorization(config);
-    const interaction = await startInteraction(jar, url);
-    const message = messageFor(await getDetails(jar, interaction), address, { chainId });
-    const response = await postSignature(jar, interaction, { message, signature: await sign(message) });
-    const body = response.status === 303 ? undefined : ((await response.json()) as { error: string; error_description: string });
-    return { status: response.status, body };
-  }
-
-  /** The eth_calls `chain` received while `run` ran. */
-  async function ethCalls<T>(chain: Testchain, run: () => Promise<T>) {
-    const before = chain.node.requestCount;
-    const result = await run();
-    const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
-    const params = calls.map((r) => r.params[0] as { to?: string; gas?: string });
-    return { result, calls: params.map(({ to, gas }) => ({ to: to?.toLowerCase(), gas })) };
-  }
-
   it('Safe 1.4.1, 2-of-3: owners sign off chain (EIP-712 SafeMessage); one EIP-1271 eth_call, capped', async () => {
     const safe = await wallets.safe.deploy([a.address, b.address, c.address], 2, 201n);
     const { result, calls } = await ethCalls(one, () => signIn(safe, (m) => wallets.safe.sign(safe, m, [a, b])));
@@ -153,7 +155,9 @@ describe('wallets that sign in: the provider with real wallet contracts', () => 
     expect(result.status).toBe(303);
     expect(calls).toEqual([{ to: verifierTen.toLowerCase(), gas: CAP }]);
   });
+});
 
+describe('wallets that sign in: gas caps, ERC-1271 answers and holdings', () => {
   it('a wallet that burns all its gas: 401 INVALID_SIGNATURE saying so, one capped call (item 4)', async () => {
     const burner = await wallets.gasBurningWallet();
     const { result, calls } = await ethCalls(one, () => signIn(burner, async () => '0x1234'));

@@ -98,6 +98,76 @@ const post = (app: Hono, path: string, body: unknown, headers: Record<string, st
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
+/** What a refusal case needs: application B, a fresh nonce from it, and its clock. */
+type RoutesContext = { b: ReturnType<typeof api>; newNonce: () => Promise<string>; setNow: (ms: number) => void };
+
+/** Each refusal of the routes: its name, how to get it, and its status and message. */
+const refusalCases: [string, (ctx: RoutesContext) => Promise<Response>, number, string][] = [
+  ['missing signature', async ({ b }) => post(b.app, '/auth/verify', { message: 'x' }), 400, MESSAGES.missingInput],
+  ['missing message', async ({ b }) => post(b.app, '/auth/verify', { signature: '0x' }), 400, MESSAGES.missingInput],
+  ['nonce not found', async ({ b }) => post(b.app, '/auth/verify', await signed('neverIssued1234')), 400, MESSAGES.nonceNotFound],
+  [
+    'nonce already used',
+    async ({ b, newNonce }) => {
+      const body = await signed(await newNonce());
+      await post(b.app, '/auth/verify', body);
+      return post(b.app, '/auth/verify', body);
+    },
+    400,
+    MESSAGES.nonceUsed,
+  ],
+  [
+    'nonce expired',
+    async ({ b, newNonce, setNow }) => {
+      const nonce = await newNonce();
+      setNow(T0 + minutes(11));
+      try {
+        return await post(b.app, '/auth/verify', await signed(nonce, { expirationTime: new Date(T0 + minutes(60)) }));
+      } finally {
+        setNow(T0);
+      }
+    },
+    400,
+    MESSAGES.nonceExpired,
+  ],
+  [
+    'domain not allowed',
+    async ({ b, newNonce }) => post(b.app, '/auth/verify', await signed(await newNonce(), { domain: 'evil.example.com' })),
+    400,
+    'Invalid domain: evil.example.com',
+  ],
+  [
+    'expired message',
+    async ({ b, newNonce }) => post(b.app, '/auth/verify', await signed(await newNonce(), { expirationTime: new Date(T0 - 1) })),
+    400,
+    MESSAGES.expired,
+  ],
+  [
+    'not yet valid',
+    async ({ b, newNonce }) =>
+      post(b.app, '/auth/verify', await signed(await newNonce(), { notBefore: new Date(T0 + minutes(5)) })),
+    400,
+    MESSAGES.notYetValid,
+  ],
+  [
+    'invalid signature',
+    async ({ b, newNonce }) => {
+      const { message } = await signed(await newNonce());
+      const other = privateKeyToAccount(generatePrivateKey());
+      return post(b.app, '/auth/verify', { message, signature: await other.signMessage({ message }) });
+    },
+    401,
+    MESSAGES.invalidSignature,
+  ],
+  [
+    'unparsable message (the spec sends it to the outer handler)',
+    async ({ b }) => post(b.app, '/auth/verify', { message: 'hello', signature: '0x00' }),
+    500,
+    MESSAGES.verificationFailed,
+  ],
+  ['unknown route', async ({ b }) => b.app.request('/nope'), 404, MESSAGES.routeNotFound],
+];
+
 describe('application B: routes, order, messages and statuses', () => {
   let now = T0;
   const b = api({}, { now: () => now });
@@ -132,72 +202,16 @@ describe('application B: routes, order, messages and statuses', () => {
     });
   });
 
-  const cases: [string, () => Promise<Response>, number, string][] = [
-    ['missing signature', async () => post(b.app, '/auth/verify', { message: 'x' }), 400, MESSAGES.missingInput],
-    ['missing message', async () => post(b.app, '/auth/verify', { signature: '0x' }), 400, MESSAGES.missingInput],
-    ['nonce not found', async () => post(b.app, '/auth/verify', await signed('neverIssued1234')), 400, MESSAGES.nonceNotFound],
-    [
-      'nonce already used',
-      async () => {
-        const body = await signed(await newNonce());
-        await post(b.app, '/auth/verify', body);
-        return post(b.app, '/auth/verify', body);
-      },
-      400,
-      MESSAGES.nonceUsed,
-    ],
-    [
-      'nonce expired',
-      async () => {
-        const nonce = await newNonce();
-        now = T0 + minutes(11);
-        try {
-          return await post(b.app, '/auth/verify', await signed(nonce, { expirationTime: new Date(T0 + minutes(60)) }));
-        } finally {
-          now = T0;
-        }
-      },
-      400,
-      MESSAGES.nonceExpired,
-    ],
-    [
-      'domain not allowed',
-      async () => post(b.app, '/auth/verify', await signed(await newNonce(), { domain: 'evil.example.com' })),
-      400,
-      'Invalid domain: evil.example.com',
-    ],
-    [
-      'expired message',
-      async () => post(b.app, '/auth/verify', await signed(await newNonce(), { expirationTime: new Date(T0 - 1) })),
-      400,
-      MESSAGES.expired,
-    ],
-    [
-      'not yet valid',
-      async () => post(b.app, '/auth/verify', await signed(await newNonce(), { notBefore: new Date(T0 + minutes(5)) })),
-      400,
-      MESSAGES.notYetValid,
-    ],
-    [
-      'invalid signature',
-      async () => {
-        const { message } = await signed(await newNonce());
-        const other = privateKeyToAccount(generatePrivateKey());
-        return post(b.app, '/auth/verify', { message, signature: await other.signMessage({ message }) });
-      },
-      401,
-      MESSAGES.invalidSignature,
-    ],
-    [
-      'unparsable message (the spec sends it to the outer handler)',
-      async () => post(b.app, '/auth/verify', { message: 'hello', signature: '0x00' }),
-      500,
-      MESSAGES.verificationFailed,
-    ],
-    ['unknown route', async () => b.app.request('/nope'), 404, MESSAGES.routeNotFound],
-  ];
-  it.each(cases)('%s', async (_name, run, status, message) => {
-    const response = await run();
+  const ctx: RoutesContext = {
+    b,
+    newNonce,
+    setNow: (ms) => {
+      now = ms;
+    },
+  };
+
+  it.each(refusalCases)('%s', async (_name, run, status, message) => {
+    const response = await run(ctx);
     const body = await response.json();
     expect({ status: response.status, success: body.success, message: body.error?.message }).toEqual({
       status,
@@ -230,6 +244,24 @@ describe('application B: routes, order, messages and statuses', () => {
     expect(failing.error.stack).toEqual(expect.stringContaining('HttpError'));
   });
 
+  it('POST /auth/logout invalidates nothing and says so', async () => {
+    expect(await (await b.app.request('/auth/logout', { method: 'POST' })).json()).toEqual({
+      success: true,
+      message: MESSAGES.loggedOut,
+    });
+  });
+
+  it('JSON bodies up to 10 MB; larger is 413 in the envelope', async () => {
+    const big = JSON.stringify({ message: 'x'.repeat(10 * 1024 * 1024), signature: '0x' });
+    const response = await post(b.app, '/auth/verify', big);
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.message).toBe(MESSAGES.tooLarge);
+    const almost = JSON.stringify({ message: 'x'.repeat(9 * 1024 * 1024), signature: '0x' });
+    expect((await post(b.app, '/auth/verify', almost)).status).not.toBe(413);
+  });
+});
+
+describe('application B: routes, order, messages and statuses (each on an app of its own)', () => {
   it('Failed to generate nonce (500), with the stack only in development', async () => {
     const broken: NonceStore = { ...createMemoryNonceStore(), create: async () => Promise.reject(new Error('store down')) };
     for (const [env, hasStack] of [
@@ -246,13 +278,6 @@ describe('application B: routes, order, messages and statuses', () => {
       expect(body.error.message).toBe(MESSAGES.nonceFailed);
       expect('stack' in body.error).toBe(hasStack);
     }
-  });
-
-  it('POST /auth/logout invalidates nothing and says so', async () => {
-    expect(await (await b.app.request('/auth/logout', { method: 'POST' })).json()).toEqual({
-      success: true,
-      message: MESSAGES.loggedOut,
-    });
   });
 
   it('GET /auth/stats: available = total - used - expired; 404 in production', async () => {
@@ -286,15 +311,6 @@ describe('application B: routes, order, messages and statuses', () => {
     });
     t += minutes(15);
     expect((await limited.app.request('/health')).status).toBe(200);
-  });
-
-  it('JSON bodies up to 10 MB; larger is 413 in the envelope', async () => {
-    const big = JSON.stringify({ message: 'x'.repeat(10 * 1024 * 1024), signature: '0x' });
-    const response = await post(b.app, '/auth/verify', big);
-    expect(response.status).toBe(413);
-    expect((await response.json()).error.message).toBe(MESSAGES.tooLarge);
-    const almost = JSON.stringify({ message: 'x'.repeat(9 * 1024 * 1024), signature: '0x' });
-    expect((await post(b.app, '/auth/verify', almost)).status).not.toBe(413);
   });
 
   it('the domain allow-list holds the local development values and FRONTEND_DOMAIN; CORS allows only the frontend', async () => {

@@ -7,20 +7,15 @@ import { type Running, start } from './start.ts';
 
 const keypair = solanaKeypair();
 
-describe('application B: Sign in with Solana (SOLANA_NETWORKS=mainnet), real HTTP', () => {
-  let b: Running;
-  beforeAll(async () => {
-    b = await start({ SOLANA_NETWORKS: 'mainnet' });
-  });
-  afterAll(() => b?.close());
-
-  const nonce = async () => ((await (await fetch(`${b.url}/auth/nonce`)).json()) as { nonce: string }).nonce;
+/** Application B's sign-in routes on the server `app()` returns (read when called, after it started). */
+function authApi(app: () => Running) {
+  const nonce = async () => ((await (await fetch(`${app().url}/auth/nonce`)).json()) as { nonce: string }).nonce;
   const messageFor = (fields: Partial<CreateSiwsMessageParameters>) =>
     createSiwsMessage({
-      domain: `127.0.0.1:${b.port}`,
+      domain: `127.0.0.1:${app().port}`,
       address: keypair.address,
       statement: 'Sign in to the API.',
-      uri: `http://127.0.0.1:${b.port}`,
+      uri: `http://127.0.0.1:${app().port}`,
       version: '1',
       chainId: 'mainnet',
       issuedAt: new Date(),
@@ -28,15 +23,113 @@ describe('application B: Sign in with Solana (SOLANA_NETWORKS=mainnet), real HTT
       ...fields,
     });
   const verify = (message: string, signature = base58.encode(keypair.sign(message))) =>
-    fetch(`${b.url}/auth/verify`, {
+    fetch(`${app().url}/auth/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ message, signature }),
     });
-  const refusal = async (response: Response) => {
-    const body = (await response.json()) as { success: boolean; error: { message: string; details?: { type?: string } } };
-    return { status: response.status, success: body.success, message: body.error.message, type: body.error.details?.type };
-  };
+  return { nonce, messageFor, verify };
+}
+
+type AuthApi = ReturnType<typeof authApi>;
+const other = solanaKeypair();
+
+const refusal = async (response: Response) => {
+  const body = (await response.json()) as { success: boolean; error: { message: string; details?: { type?: string } } };
+  return { status: response.status, success: body.success, message: body.error.message, type: body.error.details?.type };
+};
+
+/**
+ * Each refusal: its name, how to get it, and the status, message and (for a bad signature) type an
+ * Ethereum one gets, in the order checked.
+ */
+const refusalCases: [string, (api: AuthApi) => Promise<Response>, number, string, string?][] = [
+  ['no nonce line', async ({ messageFor, verify }) => verify(messageFor({})), 400, MESSAGES.nonceNotFound],
+  [
+    'unknown nonce',
+    async ({ messageFor, verify }) => verify(messageFor({ nonce: 'neverIssued123' })),
+    400,
+    MESSAGES.nonceNotFound,
+  ],
+  [
+    'domain not allowed',
+    async ({ nonce, messageFor, verify }) => verify(messageFor({ nonce: await nonce(), domain: 'evil.example.com' })),
+    400,
+    'Invalid domain: evil.example.com',
+  ],
+  [
+    'network not allowed',
+    async ({ nonce, messageFor, verify }) => verify(messageFor({ nonce: await nonce(), chainId: 'devnet' })),
+    400,
+    'Invalid chain ID: devnet',
+  ],
+  [
+    'localnet',
+    async ({ nonce, messageFor, verify }) => verify(messageFor({ nonce: await nonce(), chainId: 'localnet' })),
+    400,
+    'Invalid chain ID: localnet',
+  ],
+  [
+    'no Chain ID',
+    async ({ nonce, messageFor, verify }) => verify(messageFor({ nonce: await nonce(), chainId: undefined })),
+    400,
+    'Invalid chain ID: none',
+  ],
+  [
+    'expired',
+    async ({ nonce, messageFor, verify }) =>
+      verify(messageFor({ nonce: await nonce(), expirationTime: new Date(Date.now() - 120_000) })),
+    400,
+    MESSAGES.expired,
+  ],
+  [
+    'not yet valid',
+    async ({ nonce, messageFor, verify }) =>
+      verify(messageFor({ nonce: await nonce(), notBefore: new Date(Date.now() + 600_000) })),
+    400,
+    MESSAGES.notYetValid,
+  ],
+  [
+    'signed by another key',
+    async ({ nonce, messageFor, verify }) => {
+      const message = messageFor({ nonce: await nonce() });
+      return verify(message, base58.encode(other.sign(message)));
+    },
+    401,
+    MESSAGES.invalidSignature,
+    'INVALID_SIGNATURE',
+  ],
+  [
+    'a signature of 63 bytes',
+    async ({ nonce, messageFor, verify }) => {
+      const message = messageFor({ nonce: await nonce() });
+      return verify(message, base58.encode(keypair.sign(message).slice(0, 63)));
+    },
+    401,
+    MESSAGES.invalidSignature,
+    'INVALID_SIGNATURE',
+  ],
+  [
+    'an address of 31 bytes (does not parse: the outer handler)',
+    async ({ nonce, messageFor, verify }) => {
+      const message = messageFor({ nonce: await nonce() }).replace(keypair.address, base58.encode(new Uint8Array(31).fill(9)));
+      return verify(message);
+    },
+    500,
+    MESSAGES.verificationFailed,
+    'INVALID_ADDRESS',
+  ],
+];
+
+describe('application B: Sign in with Solana (SOLANA_NETWORKS=mainnet), real HTTP', () => {
+  let b: Running;
+  beforeAll(async () => {
+    b = await start({ SOLANA_NETWORKS: 'mainnet' });
+  });
+  afterAll(() => b?.close());
+
+  const api = authApi(() => b);
+  const { nonce, messageFor, verify } = api;
 
   it('200: the user names its namespace, and the token works at /auth/me', async () => {
     const message = messageFor({ nonce: await nonce() });
@@ -66,82 +159,8 @@ describe('application B: Sign in with Solana (SOLANA_NETWORKS=mainnet), real HTT
   });
 
   it('each refusal with the message and status an Ethereum one gets, in the same order', async () => {
-    const other = solanaKeypair();
-    const cases: [string, () => Promise<Response>, number, string, string?][] = [
-      ['no nonce line', async () => verify(messageFor({})), 400, MESSAGES.nonceNotFound],
-      ['unknown nonce', async () => verify(messageFor({ nonce: 'neverIssued123' })), 400, MESSAGES.nonceNotFound],
-      [
-        'domain not allowed',
-        async () => verify(messageFor({ nonce: await nonce(), domain: 'evil.example.com' })),
-        400,
-        'Invalid domain: evil.example.com',
-      ],
-      [
-        'network not allowed',
-        async () => verify(messageFor({ nonce: await nonce(), chainId: 'devnet' })),
-        400,
-        'Invalid chain ID: devnet',
-      ],
-      [
-        'localnet',
-        async () => verify(messageFor({ nonce: await nonce(), chainId: 'localnet' })),
-        400,
-        'Invalid chain ID: localnet',
-      ],
-      [
-        'no Chain ID',
-        async () => verify(messageFor({ nonce: await nonce(), chainId: undefined })),
-        400,
-        'Invalid chain ID: none',
-      ],
-      [
-        'expired',
-        async () => verify(messageFor({ nonce: await nonce(), expirationTime: new Date(Date.now() - 120_000) })),
-        400,
-        MESSAGES.expired,
-      ],
-      [
-        'not yet valid',
-        async () => verify(messageFor({ nonce: await nonce(), notBefore: new Date(Date.now() + 600_000) })),
-        400,
-        MESSAGES.notYetValid,
-      ],
-      [
-        'signed by another key',
-        async () => {
-          const message = messageFor({ nonce: await nonce() });
-          return verify(message, base58.encode(other.sign(message)));
-        },
-        401,
-        MESSAGES.invalidSignature,
-        'INVALID_SIGNATURE',
-      ],
-      [
-        'a signature of 63 bytes',
-        async () => {
-          const message = messageFor({ nonce: await nonce() });
-          return verify(message, base58.encode(keypair.sign(message).slice(0, 63)));
-        },
-        401,
-        MESSAGES.invalidSignature,
-        'INVALID_SIGNATURE',
-      ],
-      [
-        'an address of 31 bytes (does not parse: the outer handler)',
-        async () => {
-          const message = messageFor({ nonce: await nonce() }).replace(
-            keypair.address,
-            base58.encode(new Uint8Array(31).fill(9)),
-          );
-          return verify(message);
-        },
-        500,
-        MESSAGES.verificationFailed,
-        'INVALID_ADDRESS',
-      ],
-    ];
-    for (const [name, run, status, message, type] of cases) {
-      const got = await refusal(await run());
+    for (const [name, run, status, message, type] of refusalCases) {
+      const got = await refusal(await run(api));
       expect(got, name).toMatchObject({ status, success: false, message, ...(type ? { type } : {}) });
     }
   });

@@ -48,19 +48,81 @@ function messageFor(address: `0x${string}`, nonce: string, overrides: Partial<Pa
   });
 }
 
+/** The account that signs in to application A in these tests. */
+const account = privateKeyToAccount(generatePrivateKey());
+
+/** Asks for a nonce, then posts a message signed by `account` for it. */
+async function signIn(b: ReturnType<typeof browser>, overrides = {}) {
+  const { nonce } = await (await b.call('GET', '/api/nonce')).json();
+  const message = messageFor(account.address, nonce, overrides);
+  return {
+    message,
+    response: await b.call('POST', '/api/verify', { message, signature: await account.signMessage({ message }) }),
+  };
+}
+
+/** Each refusal: its name, how to get it on a fresh browser, its status and the library's type. */
+const refusalCases: [string, (b: ReturnType<typeof browser>) => Promise<Response>, number, string][] = [
+  [
+    'no nonce issued',
+    async (b) => {
+      const message = messageFor(account.address, 'abcdefgh1234');
+      return b.call('POST', '/api/verify', { message, signature: await account.signMessage({ message }) });
+    },
+    400,
+    'NONCE_MISMATCH',
+  ],
+  [
+    'another nonce',
+    async (b) => {
+      await b.call('GET', '/api/nonce');
+      const message = messageFor(account.address, 'abcdefgh1234');
+      return b.call('POST', '/api/verify', { message, signature: await account.signMessage({ message }) });
+    },
+    400,
+    'NONCE_MISMATCH',
+  ],
+  ['another domain', async (b) => (await signIn(b, { domain: 'evil.example.com' })).response, 400, 'DOMAIN_MISMATCH'],
+  // This site's domain line, but a URI on another site (or plain http off loopback).
+  [
+    'a URI on another site',
+    async (b) => (await signIn(b, { uri: 'https://evil.example.com/login' })).response,
+    400,
+    'URI_MISMATCH',
+  ],
+  ['an http URI off loopback', async (b) => (await signIn(b, { uri: `http://${HOST}` })).response, 400, 'URI_MISMATCH'],
+  ['expired', async (b) => (await signIn(b, { expirationTime: new Date(T0 - 1000) })).response, 400, 'EXPIRED_MESSAGE'],
+  [
+    'not yet valid',
+    async (b) => (await signIn(b, { notBefore: new Date(T0 + 5 * 60_000) })).response,
+    400,
+    'NOT_YET_VALID_MESSAGE',
+  ],
+  [
+    'another signer',
+    async (b) => {
+      const { nonce } = await (await b.call('GET', '/api/nonce')).json();
+      const message = messageFor(account.address, nonce);
+      const other = privateKeyToAccount(generatePrivateKey());
+      return b.call('POST', '/api/verify', { message, signature: await other.signMessage({ message }) });
+    },
+    401,
+    'INVALID_SIGNATURE',
+  ],
+  ['not EIP-4361', async (b) => b.call('POST', '/api/verify', { message: 'hello', signature: '0x00' }), 400, 'UNABLE_TO_PARSE'],
+  ['missing signature', async (b) => b.call('POST', '/api/verify', { message: 'hello' }), 400, 'INVALID_REQUEST'],
+  ['not JSON', async (b) => b.call('POST', '/api/verify', '{"message":'), 400, 'INVALID_REQUEST'],
+  [
+    'a huge message',
+    async (b) => b.call('POST', '/api/verify', { message: 'x'.repeat(10_001), signature: '0x00' }),
+    413,
+    'PAYLOAD_TOO_LARGE',
+  ],
+];
+
 describe('application A: session states and checks', () => {
-  const account = privateKeyToAccount(generatePrivateKey());
   let now = T0;
   const app = buildSessionApp(config({ EXPECTED_DOMAIN: HOST }), { now: () => now });
-
-  async function signIn(b: ReturnType<typeof browser>, overrides = {}) {
-    const { nonce } = await (await b.call('GET', '/api/nonce')).json();
-    const message = messageFor(account.address, nonce, overrides);
-    return {
-      message,
-      response: await b.call('POST', '/api/verify', { message, signature: await account.signMessage({ message }) }),
-    };
-  }
 
   it('no nonce → nonce pending → authenticated → destroyed', async () => {
     now = T0;
@@ -101,69 +163,7 @@ describe('application A: session states and checks', () => {
 
   it('refuses with the library types and the documented statuses', async () => {
     now = T0;
-    const cases: [string, (b: ReturnType<typeof browser>) => Promise<Response>, number, string][] = [
-      [
-        'no nonce issued',
-        async (b) => {
-          const message = messageFor(account.address, 'abcdefgh1234');
-          return b.call('POST', '/api/verify', { message, signature: await account.signMessage({ message }) });
-        },
-        400,
-        'NONCE_MISMATCH',
-      ],
-      [
-        'another nonce',
-        async (b) => {
-          await b.call('GET', '/api/nonce');
-          const message = messageFor(account.address, 'abcdefgh1234');
-          return b.call('POST', '/api/verify', { message, signature: await account.signMessage({ message }) });
-        },
-        400,
-        'NONCE_MISMATCH',
-      ],
-      ['another domain', async (b) => (await signIn(b, { domain: 'evil.example.com' })).response, 400, 'DOMAIN_MISMATCH'],
-      // This site's domain line, but a URI on another site (or plain http off loopback).
-      [
-        'a URI on another site',
-        async (b) => (await signIn(b, { uri: 'https://evil.example.com/login' })).response,
-        400,
-        'URI_MISMATCH',
-      ],
-      ['an http URI off loopback', async (b) => (await signIn(b, { uri: `http://${HOST}` })).response, 400, 'URI_MISMATCH'],
-      ['expired', async (b) => (await signIn(b, { expirationTime: new Date(T0 - 1000) })).response, 400, 'EXPIRED_MESSAGE'],
-      [
-        'not yet valid',
-        async (b) => (await signIn(b, { notBefore: new Date(T0 + 5 * 60_000) })).response,
-        400,
-        'NOT_YET_VALID_MESSAGE',
-      ],
-      [
-        'another signer',
-        async (b) => {
-          const { nonce } = await (await b.call('GET', '/api/nonce')).json();
-          const message = messageFor(account.address, nonce);
-          const other = privateKeyToAccount(generatePrivateKey());
-          return b.call('POST', '/api/verify', { message, signature: await other.signMessage({ message }) });
-        },
-        401,
-        'INVALID_SIGNATURE',
-      ],
-      [
-        'not EIP-4361',
-        async (b) => b.call('POST', '/api/verify', { message: 'hello', signature: '0x00' }),
-        400,
-        'UNABLE_TO_PARSE',
-      ],
-      ['missing signature', async (b) => b.call('POST', '/api/verify', { message: 'hello' }), 400, 'INVALID_REQUEST'],
-      ['not JSON', async (b) => b.call('POST', '/api/verify', '{"message":'), 400, 'INVALID_REQUEST'],
-      [
-        'a huge message',
-        async (b) => b.call('POST', '/api/verify', { message: 'x'.repeat(10_001), signature: '0x00' }),
-        413,
-        'PAYLOAD_TOO_LARGE',
-      ],
-    ];
-    for (const [name, run, status, type] of cases) {
+    for (const [name, run, status, type] of refusalCases) {
       const response = await run(browser(app));
       const body = await response.json();
       expect({ name, status: response.status, type: body.error?.type }).toEqual({ name, status, type });
@@ -214,6 +214,38 @@ describe('application A: session states and checks', () => {
     now = T0;
   });
 
+  it('replayed cookies: the pre-verify cookie cannot verify again, and a logged-out cookie reads nothing', async () => {
+    now = T0;
+    const b = browser(app);
+    const { nonce } = await (await b.call('GET', '/api/nonce')).json();
+    const preVerify = b.cookies();
+    const message = messageFor(account.address, nonce);
+    const body = { message, signature: await account.signMessage({ message }) };
+    expect((await b.call('POST', '/api/verify', body)).status).toBe(200);
+    const signedIn = b.cookies();
+    const withCookie = (cookie: string, method: string, path: string, payload?: unknown) =>
+      app.request(`http://${HOST}${path}`, {
+        method,
+        headers: { host: HOST, cookie, ...(payload ? { 'content-type': 'application/json' } : {}) },
+        body: payload ? JSON.stringify(payload) : undefined,
+      });
+    const replay = await withCookie(preVerify, 'POST', '/api/verify', body);
+    expect(replay.status).toBe(400);
+    expect((await replay.json()).error.type).toBe('NONCE_MISMATCH');
+    expect((await withCookie(signedIn, 'GET', '/api/me')).status).toBe(200);
+    expect((await b.call('POST', '/api/logout')).status).toBe(200);
+    expect((await withCookie(signedIn, 'GET', '/api/me')).status).toBe(401);
+  });
+
+  it('serves a page to try it, with a strict CSP', async () => {
+    const response = await app.request('/');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await response.text()).toContain('Sign in with your wallet');
+  });
+});
+
+describe('application A: session states and checks (each on an app of its own)', () => {
   it('without EXPECTED_DOMAIN: Host: evil.example never becomes the expected domain; loopback hosts and localhost:<PORT> do', async () => {
     const unset = buildSessionApp(config({ PORT: '3002' }), { now: () => T0 });
     // The attack: a signature the victim made for evil.example, replayed with Host: evil.example.
@@ -252,29 +284,6 @@ describe('application A: session states and checks', () => {
     }
   });
 
-  it('replayed cookies: the pre-verify cookie cannot verify again, and a logged-out cookie reads nothing', async () => {
-    now = T0;
-    const b = browser(app);
-    const { nonce } = await (await b.call('GET', '/api/nonce')).json();
-    const preVerify = b.cookies();
-    const message = messageFor(account.address, nonce);
-    const body = { message, signature: await account.signMessage({ message }) };
-    expect((await b.call('POST', '/api/verify', body)).status).toBe(200);
-    const signedIn = b.cookies();
-    const withCookie = (cookie: string, method: string, path: string, payload?: unknown) =>
-      app.request(`http://${HOST}${path}`, {
-        method,
-        headers: { host: HOST, cookie, ...(payload ? { 'content-type': 'application/json' } : {}) },
-        body: payload ? JSON.stringify(payload) : undefined,
-      });
-    const replay = await withCookie(preVerify, 'POST', '/api/verify', body);
-    expect(replay.status).toBe(400);
-    expect((await replay.json()).error.type).toBe('NONCE_MISMATCH');
-    expect((await withCookie(signedIn, 'GET', '/api/me')).status).toBe(200);
-    expect((await b.call('POST', '/api/logout')).status).toBe(200);
-    expect((await withCookie(signedIn, 'GET', '/api/me')).status).toBe(401);
-  });
-
   it('rate-limits /api/nonce and /api/verify per client', async () => {
     const limited = buildSessionApp(config({ RATE_LIMIT_NONCE: '2', RATE_LIMIT_VERIFY: '1' }), { now: () => T0 });
     const b = browser(limited);
@@ -292,13 +301,6 @@ describe('application A: session states and checks', () => {
     const prod = buildSessionApp(config({ NODE_ENV: 'production', EXPECTED_DOMAIN: HOST }), { now: () => T0 });
     const response = await browser(prod).call('GET', '/api/nonce');
     expect(response.headers.getSetCookie()[0]).toMatch(/;\s*Secure/i);
-  });
-
-  it('serves a page to try it, with a strict CSP', async () => {
-    const response = await app.request('/');
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
-    expect(await response.text()).toContain('Sign in with your wallet');
   });
 });
 

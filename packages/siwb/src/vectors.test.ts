@@ -69,63 +69,120 @@ describe('BIP-322: message hashes and transaction ids', () => {
   }
 });
 
+const accepted: [string, string, string, string][] = [
+  // [what, address, message, signature]
+  [
+    'P2WPKH, "" (the BIP’s first signature)',
+    ADDRESS,
+    '',
+    'AkcwRAIgM2gBAQqvZX15ZiysmKmQpDrG83avLIT492QBzLnQIxYCIBaTpOaD20qRlEylyxFSeEA2ba9YOixpX8z46TSDtS40ASECx/EgAxlkQpQ9hYjgGu6EBCPMVPwVIVJqO4XCsMvViHI=',
+  ],
+  [
+    'P2WPKH, "" (the BIP’s second signature)',
+    ADDRESS,
+    '',
+    'AkgwRQIhAPkJ1Q4oYS0htvyuSFHLxRQpFAY56b70UvE7Dxazen0ZAiAtZfFz1S6T6I23MWI2lK/pcNTWncuyL8UL+oMdydVgzAEhAsfxIAMZZEKUPYWI4BruhAQjzFT8FSFSajuFwrDL1Yhy',
+  ],
+  [
+    'P2WPKH, "Hello World" (first)',
+    ADDRESS,
+    'Hello World',
+    'AkcwRAIgZRfIY3p7/DoVTty6YZbWS71bc5Vct9p9Fia83eRmw2QCICK/ENGfwLtptFluMGs2KsqoNSk89pO7F29zJLUx9a/sASECx/EgAxlkQpQ9hYjgGu6EBCPMVPwVIVJqO4XCsMvViHI=',
+  ],
+  [
+    'P2WPKH, "Hello World" (second)',
+    ADDRESS,
+    'Hello World',
+    'AkgwRQIhAOzyynlqt93lOKJr+wmmxIens//zPzl9tqIOua93wO6MAiBi5n5EyAcPScOjf1lAqIUIQtr3zKNeavYabHyR8eGhowEhAsfxIAMZZEKUPYWI4BruhAQjzFT8FSFSajuFwrDL1Yhy',
+  ],
+  [
+    'P2TR, "Hello World" (Bitcoin Core’s util_tests, SIGHASH_ALL written out)',
+    'bc1ppv609nr0vr25u07u95waq5lucwfm6tde4nydujnu8npg4q75mr5sxq8lt3',
+    'Hello World',
+    'AUHd69PrJQEv+oKTfZ8l+WROBHuy9HKrbFCJu7U1iK2iiEy1vMU5EfMtjc+VSHM7aU0SDbak5IUZRVno2P5mjSafAQ==',
+  ],
+  [
+    'P2TR, "No prefix fallback" (basic vectors, SIGHASH_DEFAULT)',
+    'bc1pss0zhytly75awhm6x2hhvd5lnzv3vssgrf9axfheq8ldyzn88ges79fler',
+    'No prefix fallback',
+    'AUCJYOwOjxYAvatTAGYaVlNXBVyFuc4MwNQkOuK2tl8xhfKDONd0NjfYyNSYcRqeCp8hsAnCEPHAVEkO9h6vbQ/R',
+  ],
+  [
+    'P2WPKH (generated vectors)',
+    'bc1qkntwc3c4dzxh9xh6875l03fn3vkk023jgak3u7',
+    'ESHJI7MWUL64AXHBI42L3UR4QA',
+    'AkcwRAIgCYHF/vn67iZX5WBimh84kqD6pTME6eNCMGhfFnnwCNECIAF3nMCk/RfLit+uv8a8FgfQIw0f0ASE21GSz7rX17PsASEDTA2vM8bOtUFgvenSDUmvkq7aWNwoTB0CMiM6carHY1s=',
+  ],
+  [
+    'P2TR (generated vectors)',
+    'bc1p9cyuceaazr8cz46mvgkzl94wy397mwpqsrk84su37t72jvkg6wzqv52nfp',
+    'TPIZPITUIHEUHO5ACOL6W6MBVD',
+    'AUBay6NwR4LEYedkTG+vE9F7C0RTOCB5NH6ZAqf+3hudjHIkOzSZk1jW/5Kt0wRKX3llJ25os+0qktdou4/Y8516',
+  ],
+];
+
+const errors: [string, string, string, string, SiwbErrorType][] = [
+  ['invalid base64', ADDRESS, '', 'not-valid-base64!!!', 'MALFORMED_SIGNATURE'],
+  ['empty signature', ADDRESS, '', '', 'MALFORMED_SIGNATURE'],
+  ['empty witness stack (a single zero byte)', ADDRESS, '', 'AA==', 'MALFORMED_SIGNATURE'],
+  ['invalid signature prefix', ADDRESS, '', 'fooAA==', 'MALFORMED_SIGNATURE'],
+  [
+    'wrong message for a valid simple P2WPKH signature ("" was signed)',
+    ADDRESS,
+    'Wrong message that was not signed',
+    (accepted[0] as string[])[3] as string,
+    'INVALID_SIGNATURE',
+  ],
+  [
+    'wrong address for a valid simple P2WPKH signature (a P2WSH multisig address)',
+    'bc1qp0ahvfh83088w49k405szqgg4f3pptr7p2g06tdxfjcd40z4lh4q95lsz9',
+    '',
+    (accepted[0] as string[])[3] as string,
+    'UNSUPPORTED_ADDRESS_TYPE',
+  ],
+  [
+    'wrong message for a P2WPKH simple signature (generated)',
+    'bc1qkntwc3c4dzxh9xh6875l03fn3vkk023jgak3u7',
+    'OVKTTPEFKLUOTAOJSPCKIHCQZW',
+    (accepted[6] as string[])[3] as string,
+    'INVALID_SIGNATURE',
+  ],
+  [
+    'wrong signer for a P2WPKH simple signature (generated)',
+    'bc1qx3f9s3scavc92s3g2fhwzqzn7qucd37ez03jpf',
+    'ESHJI7MWUL64AXHBI42L3UR4QA',
+    (accepted[6] as string[])[3] as string,
+    'INVALID_SIGNATURE',
+  ],
+  [
+    'wrong message for a P2TR simple signature (generated)',
+    'bc1p9cyuceaazr8cz46mvgkzl94wy397mwpqsrk84su37t72jvkg6wzqv52nfp',
+    'IHUVDIXOZV7EE7RU6CP7JUS57N',
+    (accepted[7] as string[])[3] as string,
+    'INVALID_SIGNATURE',
+  ],
+  [
+    'wrong signer for a P2TR simple signature (generated)',
+    'bc1pr72av8sh7qc2ssxs8w0hlj0cl82g2q2dvypngzgsrmd4plml84ksmfyv0q',
+    'TPIZPITUIHEUHO5ACOL6W6MBVD',
+    (accepted[7] as string[])[3] as string,
+    'INVALID_SIGNATURE',
+  ],
+  [
+    'a P2WSH 2-of-2 multisig address (generated)',
+    'bc1qa8xp82hejuydq8d9yc44s662ras5ncr98gxz3n53s6vklwgrczrqc4fqtn',
+    'GDU6AXT64O5ZS4AHHXK5JETYRM',
+    'AA==',
+    'UNSUPPORTED_ADDRESS_TYPE',
+  ],
+];
+
 describe('BIP-322: simple signatures', () => {
   it(`the test key ${WIF_KEY.slice(0, 8)}… is ${ADDRESS} (P2WPKH) and bc1ppv609nr0… (P2TR)`, () => {
     expect(keyAddress(WIF_KEY, 'p2wpkh')).toBe(ADDRESS);
     expect(keyAddress(WIF_KEY, 'p2tr')).toBe('bc1ppv609nr0vr25u07u95waq5lucwfm6tde4nydujnu8npg4q75mr5sxq8lt3');
   });
 
-  const accepted: [string, string, string, string][] = [
-    // [what, address, message, signature]
-    [
-      'P2WPKH, "" (the BIP’s first signature)',
-      ADDRESS,
-      '',
-      'AkcwRAIgM2gBAQqvZX15ZiysmKmQpDrG83avLIT492QBzLnQIxYCIBaTpOaD20qRlEylyxFSeEA2ba9YOixpX8z46TSDtS40ASECx/EgAxlkQpQ9hYjgGu6EBCPMVPwVIVJqO4XCsMvViHI=',
-    ],
-    [
-      'P2WPKH, "" (the BIP’s second signature)',
-      ADDRESS,
-      '',
-      'AkgwRQIhAPkJ1Q4oYS0htvyuSFHLxRQpFAY56b70UvE7Dxazen0ZAiAtZfFz1S6T6I23MWI2lK/pcNTWncuyL8UL+oMdydVgzAEhAsfxIAMZZEKUPYWI4BruhAQjzFT8FSFSajuFwrDL1Yhy',
-    ],
-    [
-      'P2WPKH, "Hello World" (first)',
-      ADDRESS,
-      'Hello World',
-      'AkcwRAIgZRfIY3p7/DoVTty6YZbWS71bc5Vct9p9Fia83eRmw2QCICK/ENGfwLtptFluMGs2KsqoNSk89pO7F29zJLUx9a/sASECx/EgAxlkQpQ9hYjgGu6EBCPMVPwVIVJqO4XCsMvViHI=',
-    ],
-    [
-      'P2WPKH, "Hello World" (second)',
-      ADDRESS,
-      'Hello World',
-      'AkgwRQIhAOzyynlqt93lOKJr+wmmxIens//zPzl9tqIOua93wO6MAiBi5n5EyAcPScOjf1lAqIUIQtr3zKNeavYabHyR8eGhowEhAsfxIAMZZEKUPYWI4BruhAQjzFT8FSFSajuFwrDL1Yhy',
-    ],
-    [
-      'P2TR, "Hello World" (Bitcoin Core’s util_tests, SIGHASH_ALL written out)',
-      'bc1ppv609nr0vr25u07u95waq5lucwfm6tde4nydujnu8npg4q75mr5sxq8lt3',
-      'Hello World',
-      'AUHd69PrJQEv+oKTfZ8l+WROBHuy9HKrbFCJu7U1iK2iiEy1vMU5EfMtjc+VSHM7aU0SDbak5IUZRVno2P5mjSafAQ==',
-    ],
-    [
-      'P2TR, "No prefix fallback" (basic vectors, SIGHASH_DEFAULT)',
-      'bc1pss0zhytly75awhm6x2hhvd5lnzv3vssgrf9axfheq8ldyzn88ges79fler',
-      'No prefix fallback',
-      'AUCJYOwOjxYAvatTAGYaVlNXBVyFuc4MwNQkOuK2tl8xhfKDONd0NjfYyNSYcRqeCp8hsAnCEPHAVEkO9h6vbQ/R',
-    ],
-    [
-      'P2WPKH (generated vectors)',
-      'bc1qkntwc3c4dzxh9xh6875l03fn3vkk023jgak3u7',
-      'ESHJI7MWUL64AXHBI42L3UR4QA',
-      'AkcwRAIgCYHF/vn67iZX5WBimh84kqD6pTME6eNCMGhfFnnwCNECIAF3nMCk/RfLit+uv8a8FgfQIw0f0ASE21GSz7rX17PsASEDTA2vM8bOtUFgvenSDUmvkq7aWNwoTB0CMiM6carHY1s=',
-    ],
-    [
-      'P2TR (generated vectors)',
-      'bc1p9cyuceaazr8cz46mvgkzl94wy397mwpqsrk84su37t72jvkg6wzqv52nfp',
-      'TPIZPITUIHEUHO5ACOL6W6MBVD',
-      'AUBay6NwR4LEYedkTG+vE9F7C0RTOCB5NH6ZAqf+3hudjHIkOzSZk1jW/5Kt0wRKX3llJ25os+0qktdou4/Y8516',
-    ],
-  ];
   for (const [what, address, message, signature] of accepted) {
     it(`verifies ${what}`, () => {
       expect(verifyBitcoinSignature(address, message, signature)).toEqual({
@@ -152,61 +209,6 @@ describe('BIP-322: simple signatures', () => {
     expect(refusal(ADDRESS, '', `smp${signature}`)).toBe('MALFORMED_SIGNATURE');
   });
 
-  const errors: [string, string, string, string, SiwbErrorType][] = [
-    ['invalid base64', ADDRESS, '', 'not-valid-base64!!!', 'MALFORMED_SIGNATURE'],
-    ['empty signature', ADDRESS, '', '', 'MALFORMED_SIGNATURE'],
-    ['empty witness stack (a single zero byte)', ADDRESS, '', 'AA==', 'MALFORMED_SIGNATURE'],
-    ['invalid signature prefix', ADDRESS, '', 'fooAA==', 'MALFORMED_SIGNATURE'],
-    [
-      'wrong message for a valid simple P2WPKH signature ("" was signed)',
-      ADDRESS,
-      'Wrong message that was not signed',
-      (accepted[0] as string[])[3] as string,
-      'INVALID_SIGNATURE',
-    ],
-    [
-      'wrong address for a valid simple P2WPKH signature (a P2WSH multisig address)',
-      'bc1qp0ahvfh83088w49k405szqgg4f3pptr7p2g06tdxfjcd40z4lh4q95lsz9',
-      '',
-      (accepted[0] as string[])[3] as string,
-      'UNSUPPORTED_ADDRESS_TYPE',
-    ],
-    [
-      'wrong message for a P2WPKH simple signature (generated)',
-      'bc1qkntwc3c4dzxh9xh6875l03fn3vkk023jgak3u7',
-      'OVKTTPEFKLUOTAOJSPCKIHCQZW',
-      (accepted[6] as string[])[3] as string,
-      'INVALID_SIGNATURE',
-    ],
-    [
-      'wrong signer for a P2WPKH simple signature (generated)',
-      'bc1qx3f9s3scavc92s3g2fhwzqzn7qucd37ez03jpf',
-      'ESHJI7MWUL64AXHBI42L3UR4QA',
-      (accepted[6] as string[])[3] as string,
-      'INVALID_SIGNATURE',
-    ],
-    [
-      'wrong message for a P2TR simple signature (generated)',
-      'bc1p9cyuceaazr8cz46mvgkzl94wy397mwpqsrk84su37t72jvkg6wzqv52nfp',
-      'IHUVDIXOZV7EE7RU6CP7JUS57N',
-      (accepted[7] as string[])[3] as string,
-      'INVALID_SIGNATURE',
-    ],
-    [
-      'wrong signer for a P2TR simple signature (generated)',
-      'bc1pr72av8sh7qc2ssxs8w0hlj0cl82g2q2dvypngzgsrmd4plml84ksmfyv0q',
-      'TPIZPITUIHEUHO5ACOL6W6MBVD',
-      (accepted[7] as string[])[3] as string,
-      'INVALID_SIGNATURE',
-    ],
-    [
-      'a P2WSH 2-of-2 multisig address (generated)',
-      'bc1qa8xp82hejuydq8d9yc44s662ras5ncr98gxz3n53s6vklwgrczrqc4fqtn',
-      'GDU6AXT64O5ZS4AHHXK5JETYRM',
-      'AA==',
-      'UNSUPPORTED_ADDRESS_TYPE',
-    ],
-  ];
   for (const [what, address, message, signature, type] of errors) {
     it(`refuses ${what}: ${type}`, () => {
       expect(refusal(address, message, signature)).toBe(type);

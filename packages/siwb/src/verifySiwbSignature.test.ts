@@ -121,7 +121,7 @@ describe('verifySiwbSignature: accepted', () => {
   });
 });
 
-describe('verifySiwbSignature: refused, each with its reason', () => {
+describe('verifySiwbSignature: refused, each with its reason (signer and type)', () => {
   it('a signature by another key, or of another message: INVALID_SIGNATURE (401)', () => {
     const text = textFor(P2WPKH);
     const otherText = text.replace('abcdef0123456789', 'abcdef0123456780');
@@ -204,7 +204,9 @@ describe('verifySiwbSignature: refused, each with its reason', () => {
       field: 'signature',
     });
   });
+});
 
+describe('verifySiwbSignature: refused, each with its reason (network and encoding)', () => {
   it('a test-network address under mainnet’s Chain ID, or the reverse: NETWORK_MISMATCH (before any signature is read)', () => {
     const testAddress = addressOf(KEY, 'p2wpkh', 'test');
     const onMainnet = textFor(P2WPKH).replace(P2WPKH, testAddress);
@@ -279,7 +281,9 @@ describe('verifySiwbSignature: refused, each with its reason', () => {
       field: 'signature',
     });
   });
+});
 
+describe('verifySiwbSignature: refused, each with its reason (witness and size)', () => {
   it('a witness with extra or missing items: MALFORMED_SIGNATURE (a P2SH witness of a script: UNSUPPORTED_ADDRESS_TYPE)', () => {
     const witness = witnessOf(signBip322(KEY, 'p2wpkh', textFor(P2WPKH)));
     expect(refused(P2WPKH, asWitness([...witness, new Uint8Array([1])]))).toEqual({
@@ -349,7 +353,9 @@ describe('verifySiwbSignature: refused, each with its reason', () => {
       field: 'signature',
     });
   });
+});
 
+describe('verifySiwbSignature: refused, each with its reason (full signatures)', () => {
   it('a full signature that is not the single-input template: MALFORMED_SIGNATURE, even when validly signed', () => {
     const text = textFor(P2WPKH);
     for (const template of [

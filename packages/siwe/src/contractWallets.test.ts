@@ -48,168 +48,167 @@ async function ethCallsDuring(chain: Testchain, run: () => Promise<unknown>) {
     .map((r) => r.params[0] as { to?: string; gas?: string; data: string });
 }
 
-describe('real wallets through @signet/siwe on a local chain', () => {
-  let chain: Testchain;
-  let wallets: RealWallets;
-  let registry: ChainRegistry;
-  const [a, b, c] = [key(), key(), key()];
+// One chain for the describes below (the real wallets through @signet/siwe).
+let chain: Testchain;
+let wallets: RealWallets;
+let registry: ChainRegistry;
+const [a, b, c] = [key(), key(), key()];
 
-  beforeAll(async () => {
-    chain = await startTestchain({ chainId: 31337, ens: false });
-    wallets = await realWallets(chain);
-    registry = createChainRegistry({ 31337: chain.url }, { timeoutMs: 5000, retryCount: 0 });
-  });
-  afterAll(() => chain?.stop());
+beforeAll(async () => {
+  chain = await startTestchain({ chainId: 31337, ens: false });
+  wallets = await realWallets(chain);
+  registry = createChainRegistry({ 31337: chain.url }, { timeoutMs: 5000, retryCount: 0 });
+});
+afterAll(() => chain?.stop());
 
-  const verify = (address: `0x${string}`, signature: string, client: ChainRegistry | PublicClient = registry) =>
-    verifySiweSignature({ message: messageFor(address, 31337), signature, client });
+const verify = (address: `0x${string}`, signature: string, client: ChainRegistry | PublicClient = registry) =>
+  verifySiweSignature({ message: messageFor(address, 31337), signature, client });
 
-  describe('any signature length (item 1)', () => {
-    it('a Safe that signed on chain (SignMessageLib) is accepted with the empty signature 0x, asked directly', async () => {
-      const safe = await wallets.safe.deploy([a.address, b.address, c.address], 2, 101n);
-      await wallets.safe.signOnChain(safe, messageFor(safe, 31337), [a, b]);
-      const calls = await ethCallsDuring(chain, async () => {
-        await expect(verify(safe, '0x')).resolves.toMatchObject({ address: safe, method: 'eip1271' });
-      });
-      expect(calls).toHaveLength(1);
-      expect(calls[0]?.to?.toLowerCase()).toBe(safe.toLowerCase());
-      // Another text was not signed on chain: refused, in words.
-      const other = await refusal(
-        verifySiweSignature({
-          message: messageFor(safe, 31337).replace('w4llets123', 'w4llets124'),
-          signature: '0x',
-          client: registry,
-        }),
-      );
-      expect(other.type).toBe('INVALID_SIGNATURE');
-      expect(other.message).toMatch(/refused the signature \(it reverted\)/);
+describe('real wallets through @signet/siwe on a local chain: any signature length (item 1)', () => {
+  it('a Safe that signed on chain (SignMessageLib) is accepted with the empty signature 0x, asked directly', async () => {
+    const safe = await wallets.safe.deploy([a.address, b.address, c.address], 2, 101n);
+    await wallets.safe.signOnChain(safe, messageFor(safe, 31337), [a, b]);
+    const calls = await ethCallsDuring(chain, async () => {
+      await expect(verify(safe, '0x')).resolves.toMatchObject({ address: safe, method: 'eip1271' });
     });
-
-    it('signatures of 1 to 31 bytes reach an ERC-1271 wallet and are accepted when it says so', async () => {
-      const owner = key();
-      const wallet = await wallets.approvedSignatureWallet(owner);
-      for (const signature of ['0x01', `0x${'ab'.repeat(31)}`, `0x${'cd'.repeat(32)}`] as const) {
-        await wallet.approve(messageFor(wallet.address, 31337), signature);
-        await expect(verify(wallet.address, signature)).resolves.toMatchObject({ method: 'eip1271' });
-      }
-      const wrong = await refusal(verify(wallet.address, '0x02'));
-      expect(wrong.message).toMatch(/answered that it is not valid/);
-    });
-
-    it('an empty or short signature from a plain account: INVALID_SIGNATURE that says what happened', async () => {
-      const plain = key();
-      const empty = await refusal(verify(plain.address, '0x'));
-      expect(empty.type).toBe('INVALID_SIGNATURE');
-      expect(empty.message).toBe(
-        `the signature is empty, which only a contract wallet can accept, and ${plain.address} is not one on chain 31337 (no ERC-1271 answer)`,
-      );
-      const short = await refusal(verify(plain.address, '0x1234'));
-      expect(short.message).toMatch(/is not a contract wallet on chain 31337/);
-      const offline = await refusal(verifySiweSignature({ message: messageFor(plain.address, 31337), signature: '0x' }));
-      expect(offline.message).toBe(
-        'the signature is empty, which only a contract wallet can accept, and no RPC is configured for chain 31337 to check a contract wallet',
-      );
-      expect((await refusal(verify(plain.address, 'hello'))).message).toBe(
-        'signature is not hex bytes (0x followed by an even number of hex digits)',
-      );
-    });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.to?.toLowerCase()).toBe(safe.toLowerCase());
+    // Another text was not signed on chain: refused, in words.
+    const other = await refusal(
+      verifySiweSignature({
+        message: messageFor(safe, 31337).replace('w4llets123', 'w4llets124'),
+        signature: '0x',
+        client: registry,
+      }),
+    );
+    expect(other.type).toBe('INVALID_SIGNATURE');
+    expect(other.message).toMatch(/refused the signature \(it reverted\)/);
   });
 
-  describe('Safe 1.4.1 and OpenZeppelin 5.x accounts', () => {
-    it('Safe 2-of-3: two owners sign (EIP-712 SafeMessage), one is not enough', async () => {
-      const safe = await wallets.safe.deploy([a.address, b.address, c.address], 2, 102n);
-      const message = messageFor(safe, 31337);
-      await expect(verify(safe, await wallets.safe.sign(safe, message, [c, a]))).resolves.toMatchObject({ method: 'eip1271' });
-      expect((await refusal(verify(safe, await wallets.safe.sign(safe, message, [a])))).type).toBe('INVALID_SIGNATURE');
-    });
+  it('signatures of 1 to 31 bytes reach an ERC-1271 wallet and are accepted when it says so', async () => {
+    const owner = key();
+    const wallet = await wallets.approvedSignatureWallet(owner);
+    for (const signature of ['0x01', `0x${'ab'.repeat(31)}`, `0x${'cd'.repeat(32)}`] as const) {
+      await wallet.approve(messageFor(wallet.address, 31337), signature);
+      await expect(verify(wallet.address, signature)).resolves.toMatchObject({ method: 'eip1271' });
+    }
+    const wrong = await refusal(verify(wallet.address, '0x02'));
+    expect(wrong.message).toMatch(/answered that it is not valid/);
+  });
 
-    it('a Safe owned by a Safe (nested contract signature)', async () => {
-      const inner = await wallets.safe.deploy([a.address], 1, 103n);
-      const outer = await wallets.safe.deploy([inner, b.address], 2, 104n);
-      const message = messageFor(outer, 31337);
-      await expect(verify(outer, await wallets.safe.signNested(outer, inner, message, [a], [b]))).resolves.toMatchObject({
-        method: 'eip1271',
-      });
-      expect((await refusal(verify(outer, await wallets.safe.signNested(outer, inner, message, [c], [b])))).type).toBe(
-        'INVALID_SIGNATURE',
-      );
-    });
+  it('an empty or short signature from a plain account: INVALID_SIGNATURE that says what happened', async () => {
+    const plain = key();
+    const empty = await refusal(verify(plain.address, '0x'));
+    expect(empty.type).toBe('INVALID_SIGNATURE');
+    expect(empty.message).toBe(
+      `the signature is empty, which only a contract wallet can accept, and ${plain.address} is not one on chain 31337 (no ERC-1271 answer)`,
+    );
+    const short = await refusal(verify(plain.address, '0x1234'));
+    expect(short.message).toMatch(/is not a contract wallet on chain 31337/);
+    const offline = await refusal(verifySiweSignature({ message: messageFor(plain.address, 31337), signature: '0x' }));
+    expect(offline.message).toBe(
+      'the signature is empty, which only a contract wallet can accept, and no RPC is configured for chain 31337 to check a contract wallet',
+    );
+    expect((await refusal(verify(plain.address, 'hello'))).message).toBe(
+      'signature is not hex bytes (0x followed by an even number of hex digits)',
+    );
+  });
+});
 
-    it('a counterfactual Safe through EIP-6492 (deployed in the call, not on chain after)', async () => {
-      const cf = await wallets.safe.counterfactual([a.address, b.address, c.address], 2, 105n);
-      const inner = await wallets.safe.sign(cf.address, messageFor(cf.address, 31337), [a, b]);
-      await expect(verify(cf.address, chain.wrap6492(inner, cf))).resolves.toMatchObject({ method: 'eip6492' });
-      expect(await chain.publicClient.getCode({ address: cf.address })).toBeUndefined();
-    });
+describe('real wallets through @signet/siwe on a local chain: Safe 1.4.1 and OpenZeppelin 5.x accounts', () => {
+  it('Safe 2-of-3: two owners sign (EIP-712 SafeMessage), one is not enough', async () => {
+    const safe = await wallets.safe.deploy([a.address, b.address, c.address], 2, 102n);
+    const message = messageFor(safe, 31337);
+    await expect(verify(safe, await wallets.safe.sign(safe, message, [c, a]))).resolves.toMatchObject({ method: 'eip1271' });
+    expect((await refusal(verify(safe, await wallets.safe.sign(safe, message, [a])))).type).toBe('INVALID_SIGNATURE');
+  });
 
-    it('an OpenZeppelin account with ERC-7739: the nested PersonalSign signature, not the raw one', async () => {
-      const account = await wallets.openZeppelin.deploy(a.address);
-      const message = messageFor(account, 31337);
-      await expect(verify(account, await wallets.openZeppelin.sign(account, message, a))).resolves.toMatchObject({
-        method: 'eip1271',
-      });
-      expect((await refusal(verify(account, await a.signMessage({ message })))).type).toBe('INVALID_SIGNATURE');
+  it('a Safe owned by a Safe (nested contract signature)', async () => {
+    const inner = await wallets.safe.deploy([a.address], 1, 103n);
+    const outer = await wallets.safe.deploy([inner, b.address], 2, 104n);
+    const message = messageFor(outer, 31337);
+    await expect(verify(outer, await wallets.safe.signNested(outer, inner, message, [a], [b]))).resolves.toMatchObject({
+      method: 'eip1271',
+    });
+    expect((await refusal(verify(outer, await wallets.safe.signNested(outer, inner, message, [c], [b])))).type).toBe(
+      'INVALID_SIGNATURE',
+    );
+  });
+
+  it('a counterfactual Safe through EIP-6492 (deployed in the call, not on chain after)', async () => {
+    const cf = await wallets.safe.counterfactual([a.address, b.address, c.address], 2, 105n);
+    const inner = await wallets.safe.sign(cf.address, messageFor(cf.address, 31337), [a, b]);
+    await expect(verify(cf.address, chain.wrap6492(inner, cf))).resolves.toMatchObject({ method: 'eip6492' });
+    expect(await chain.publicClient.getCode({ address: cf.address })).toBeUndefined();
+  });
+
+  it('an OpenZeppelin account with ERC-7739: the nested PersonalSign signature, not the raw one', async () => {
+    const account = await wallets.openZeppelin.deploy(a.address);
+    const message = messageFor(account, 31337);
+    await expect(verify(account, await wallets.openZeppelin.sign(account, message, a))).resolves.toMatchObject({
+      method: 'eip1271',
+    });
+    expect((await refusal(verify(account, await a.signMessage({ message })))).type).toBe('INVALID_SIGNATURE');
+  });
+});
+
+describe('real wallets through @signet/siwe on a local chain: EIP-7702 and ERC-8010 (item 2)', () => {
+  it('an EOA delegated on chain answers for itself (ERC-1271 on its own address)', async () => {
+    const eoa = key();
+    await wallets.eip7702.delegate(eoa);
+    await expect(verify(eoa.address, await wallets.eip7702.sign(eoa, messageFor(eoa.address, 31337)))).resolves.toMatchObject({
+      method: 'eip1271',
     });
   });
 
-  describe('EIP-7702 and ERC-8010 (item 2)', () => {
-    it('an EOA delegated on chain answers for itself (ERC-1271 on its own address)', async () => {
-      const eoa = key();
-      await wallets.eip7702.delegate(eoa);
-      await expect(verify(eoa.address, await wallets.eip7702.sign(eoa, messageFor(eoa.address, 31337)))).resolves.toMatchObject({
-        method: 'eip1271',
-      });
-    });
-
-    it('ERC-8010: the authorization is not on chain yet; checked with it, and nothing is left on chain', async () => {
-      const eoa = key();
-      const signature = await wallets.eip7702.signWithAuthorization(eoa, messageFor(eoa.address, 31337));
-      const calls = await ethCallsDuring(chain, async () => {
-        await expect(verify(eoa.address, signature)).resolves.toMatchObject({ method: 'erc8010' });
-      });
-      expect(calls).toHaveLength(1);
-      expect(calls[0]?.gas).toBe(`0x${ETH_CALL_GAS_CAP.toString(16)}`);
-      expect(await chain.publicClient.getCode({ address: eoa.address })).toBeUndefined();
-      // Once the delegation is on chain, the same signature still holds (ERC-1271 on the account).
-      await wallets.eip7702.delegate(eoa);
+  it('ERC-8010: the authorization is not on chain yet; checked with it, and nothing is left on chain', async () => {
+    const eoa = key();
+    const signature = await wallets.eip7702.signWithAuthorization(eoa, messageFor(eoa.address, 31337));
+    const calls = await ethCallsDuring(chain, async () => {
       await expect(verify(eoa.address, signature)).resolves.toMatchObject({ method: 'erc8010' });
     });
-
-    it('ERC-8010 refusals: an authorization by another key, or a wrong inner signature', async () => {
-      const eoa = key();
-      const stranger = key();
-      const borrowed = await wallets.eip7702.signWithAuthorization(stranger, messageFor(eoa.address, 31337));
-      const error = await refusal(verify(eoa.address, borrowed));
-      expect(error.type).toBe('INVALID_SIGNATURE');
-      expect(error.message).toBe(
-        `the EIP-7702 authorization in the signature was signed by ${stranger.address}, not by ${eoa.address}`,
-      );
-      const otherText = await wallets.eip7702.signWithAuthorization(eoa, messageFor(eoa.address, 1));
-      expect((await refusal(verify(eoa.address, otherText))).message).toMatch(
-        /checked with its EIP-7702 authorization on chain 31337/,
-      );
-    });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.gas).toBe(`0x${ETH_CALL_GAS_CAP.toString(16)}`);
+    expect(await chain.publicClient.getCode({ address: eoa.address })).toBeUndefined();
+    // Once the delegation is on chain, the same signature still holds (ERC-1271 on the account).
+    await wallets.eip7702.delegate(eoa);
+    await expect(verify(eoa.address, signature)).resolves.toMatchObject({ method: 'erc8010' });
   });
 
-  describe('gas cap and hostile wallets (item 4)', () => {
-    it('every eth_call carries the cap; a wallet that burns all its gas is INVALID_SIGNATURE, saying so', async () => {
-      expect(ETH_CALL_GAS_CAP).toBe(2_000_000n);
-      const burner = await wallets.gasBurningWallet();
-      let error: SiweError | undefined;
-      const calls = await ethCallsDuring(chain, async () => {
-        error = await refusal(verify(burner, '0x1234'));
-      });
-      expect(calls.map((call) => call.gas)).toEqual([`0x${ETH_CALL_GAS_CAP.toString(16)}`]);
-      expect(error?.type).toBe('INVALID_SIGNATURE');
-      expect(error?.message).toBe(
-        `the contract wallet ${burner} ran out of gas (the cap is 2000000 per check) on chain 31337: not accepted`,
-      );
-      // Wrapped for EIP-6492, the universal validator's call is capped too, and the answer is the same kind.
-      const cf = await chain.counterfactualWallet(a.address, 106n);
-      const wrapped = chain.wrap6492(`0x${'11'.repeat(65)}`, cf);
-      const capped = await ethCallsDuring(chain, () => verify(cf.address, wrapped));
-      expect(capped.map((call) => call.gas)).toEqual([`0x${ETH_CALL_GAS_CAP.toString(16)}`]);
+  it('ERC-8010 refusals: an authorization by another key, or a wrong inner signature', async () => {
+    const eoa = key();
+    const stranger = key();
+    const borrowed = await wallets.eip7702.signWithAuthorization(stranger, messageFor(eoa.address, 31337));
+    const error = await refusal(verify(eoa.address, borrowed));
+    expect(error.type).toBe('INVALID_SIGNATURE');
+    expect(error.message).toBe(
+      `the EIP-7702 authorization in the signature was signed by ${stranger.address}, not by ${eoa.address}`,
+    );
+    const otherText = await wallets.eip7702.signWithAuthorization(eoa, messageFor(eoa.address, 1));
+    expect((await refusal(verify(eoa.address, otherText))).message).toMatch(
+      /checked with its EIP-7702 authorization on chain 31337/,
+    );
+  });
+});
+
+describe('real wallets through @signet/siwe on a local chain: gas cap and hostile wallets (item 4)', () => {
+  it('every eth_call carries the cap; a wallet that burns all its gas is INVALID_SIGNATURE, saying so', async () => {
+    expect(ETH_CALL_GAS_CAP).toBe(2_000_000n);
+    const burner = await wallets.gasBurningWallet();
+    let error: SiweError | undefined;
+    const calls = await ethCallsDuring(chain, async () => {
+      error = await refusal(verify(burner, '0x1234'));
     });
+    expect(calls.map((call) => call.gas)).toEqual([`0x${ETH_CALL_GAS_CAP.toString(16)}`]);
+    expect(error?.type).toBe('INVALID_SIGNATURE');
+    expect(error?.message).toBe(
+      `the contract wallet ${burner} ran out of gas (the cap is 2000000 per check) on chain 31337: not accepted`,
+    );
+    // Wrapped for EIP-6492, the universal validator's call is capped too, and the answer is the same kind.
+    const cf = await chain.counterfactualWallet(a.address, 106n);
+    const wrapped = chain.wrap6492(`0x${'11'.repeat(65)}`, cf);
+    const capped = await ethCallsDuring(chain, () => verify(cf.address, wrapped));
+    expect(capped.map((call) => call.gas)).toEqual([`0x${ETH_CALL_GAS_CAP.toString(16)}`]);
   });
 });
 

@@ -181,129 +181,129 @@ describe('parseSiweMessage: every field', () => {
   });
 });
 
+const replaceLine = (text: string, line: number, value: string | null) => {
+  const lines = text.split('\n');
+  if (value === null) lines.splice(line - 1, 1);
+  else lines[line - 1] = value;
+  return lines.join('\n');
+};
+
+const cases: [string, string, SiweErrorType, SiweField, number][] = [
+  ['empty text', '', 'UNABLE_TO_PARSE', 'domain', 1],
+  [
+    'wrong preamble',
+    replaceLine(FULL, 1, 'example.com wants you to sign in with your Bitcoin account:'),
+    'UNABLE_TO_PARSE',
+    'domain',
+    1,
+  ],
+  ['empty domain', replaceLine(FULL, 1, ' wants you to sign in with your Ethereum account:'), 'INVALID_DOMAIN', 'domain', 1],
+  [
+    'domain with a path',
+    replaceLine(FULL, 1, 'example.com/x wants you to sign in with your Ethereum account:'),
+    'INVALID_DOMAIN',
+    'domain',
+    1,
+  ],
+  [
+    'domain with a space',
+    replaceLine(FULL, 1, 'exa mple.com wants you to sign in with your Ethereum account:'),
+    'INVALID_DOMAIN',
+    'domain',
+    1,
+  ],
+  [
+    'bad IPv6 literal',
+    replaceLine(FULL, 1, '[2001:db8:::1] wants you to sign in with your Ethereum account:'),
+    'INVALID_DOMAIN',
+    'domain',
+    1,
+  ],
+  ['port only', replaceLine(FULL, 1, ':8080 wants you to sign in with your Ethereum account:'), 'INVALID_DOMAIN', 'domain', 1],
+  [
+    'domain with userinfo',
+    replaceLine(FULL, 1, 'user@example.com wants you to sign in with your Ethereum account:'),
+    'INVALID_DOMAIN',
+    'domain',
+    1,
+  ],
+  [
+    'domain with userinfo and a password',
+    replaceLine(FULL, 1, 'user:pw@localhost:3000 wants you to sign in with your Ethereum account:'),
+    'INVALID_DOMAIN',
+    'domain',
+    1,
+  ],
+  [
+    'domain with userinfo after a scheme',
+    replaceLine(FULL, 1, 'https://bank.example@evil.example wants you to sign in with your Ethereum account:'),
+    'INVALID_DOMAIN',
+    'domain',
+    1,
+  ],
+  [
+    'domain with an empty userinfo',
+    replaceLine(FULL, 1, '@example.com wants you to sign in with your Ethereum account:'),
+    'INVALID_DOMAIN',
+    'domain',
+    1,
+  ],
+  [
+    'malformed scheme',
+    replaceLine(FULL, 1, '1http://example.com wants you to sign in with your Ethereum account:'),
+    'UNABLE_TO_PARSE',
+    'scheme',
+    1,
+  ],
+  ['short address', replaceLine(FULL, 2, '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc'), 'INVALID_ADDRESS', 'address', 2],
+  ['lower-case address', replaceLine(FULL, 2, ADDRESS.toLowerCase()), 'INVALID_ADDRESS', 'address', 2],
+  ['upper-case address', replaceLine(FULL, 2, `0x${ADDRESS.slice(2).toUpperCase()}`), 'INVALID_ADDRESS', 'address', 2],
+  ['address without 0x', replaceLine(FULL, 2, ADDRESS.slice(2)), 'INVALID_ADDRESS', 'address', 2],
+  ['missing blank line', replaceLine(FULL, 3, 'x'), 'UNABLE_TO_PARSE', 'statement', 3],
+  ['statement with a tab', replaceLine(FULL, 4, 'say\thi'), 'INVALID_STATEMENT', 'statement', 4],
+  ['statement with DEL', replaceLine(FULL, 4, 'say\x7Fhi'), 'INVALID_STATEMENT', 'statement', 4],
+  ['statement with a control character', replaceLine(FULL, 4, 'say\x1Bhi'), 'INVALID_STATEMENT', 'statement', 4],
+  ['statement with non-ASCII', replaceLine(FULL, 4, 'Grüße'), 'INVALID_STATEMENT', 'statement', 4],
+  ['statement with a non-breaking space', replaceLine(FULL, 4, 'say\u00A0hi'), 'INVALID_STATEMENT', 'statement', 4],
+  ['two-line statement', replaceLine(FULL, 5, 'second line'), 'UNABLE_TO_PARSE', 'statement', 5],
+  ['URI with a space', replaceLine(FULL, 6, 'URI: https://exa mple.com'), 'INVALID_URI', 'uri', 6],
+  ['relative URI', replaceLine(FULL, 6, 'URI: /login'), 'INVALID_URI', 'uri', 6],
+  ['bad percent escape in URI', replaceLine(FULL, 6, 'URI: https://example.com/%zz'), 'INVALID_URI', 'uri', 6],
+  ['version 2', replaceLine(FULL, 7, 'Version: 2'), 'INVALID_MESSAGE_VERSION', 'version', 7],
+  ['lower-case label', replaceLine(FULL, 7, 'version: 1'), 'UNABLE_TO_PARSE', 'version', 7],
+  ['chain id 0', replaceLine(FULL, 8, 'Chain ID: 0'), 'INVALID_CHAIN_ID', 'chainId', 8],
+  ['chain id with leading zero', replaceLine(FULL, 8, 'Chain ID: 01'), 'INVALID_CHAIN_ID', 'chainId', 8],
+  ['chain id in hex', replaceLine(FULL, 8, 'Chain ID: 0x1'), 'INVALID_CHAIN_ID', 'chainId', 8],
+  ['chain id beyond 2^53', replaceLine(FULL, 8, 'Chain ID: 9007199254740993'), 'INVALID_CHAIN_ID', 'chainId', 8],
+  ['nonce of 7', replaceLine(FULL, 9, 'Nonce: 1234567'), 'INVALID_NONCE', 'nonce', 9],
+  ['nonce with a dash', replaceLine(FULL, 9, 'Nonce: 1234-5678'), 'INVALID_NONCE', 'nonce', 9],
+  ['30 February', replaceLine(FULL, 10, 'Issued At: 2024-02-30T00:00:00Z'), 'INVALID_TIME_FORMAT', 'issuedAt', 10],
+  ['hour 24', replaceLine(FULL, 10, 'Issued At: 2024-02-01T24:00:00Z'), 'INVALID_TIME_FORMAT', 'issuedAt', 10],
+  ['no offset', replaceLine(FULL, 10, 'Issued At: 2024-02-01T10:00:00'), 'INVALID_TIME_FORMAT', 'issuedAt', 10],
+  ['date only', replaceLine(FULL, 11, 'Expiration Time: 2024-02-01'), 'INVALID_TIME_FORMAT', 'expirationTime', 11],
+  ['offset minutes 60', replaceLine(FULL, 12, 'Not Before: 2024-02-01T00:00:00+01:60'), 'INVALID_TIME_FORMAT', 'notBefore', 12],
+  ['request id with a space', replaceLine(FULL, 13, 'Request ID: a b'), 'INVALID_REQUEST_ID', 'requestId', 13],
+  ['resource without dash', replaceLine(FULL, 15, 'https://example.com'), 'UNABLE_TO_PARSE', 'resources', 15],
+  ['resource not a URI', replaceLine(FULL, 16, '- not a uri'), 'INVALID_RESOURCE', 'resources', 16],
+  ['missing URI line', replaceLine(FULL, 6, null), 'UNABLE_TO_PARSE', 'uri', 6],
+  ['missing nonce line', replaceLine(FULL, 9, null), 'UNABLE_TO_PARSE', 'nonce', 9],
+  [
+    'swapped optional fields',
+    FULL.replace(
+      'Expiration Time: 2024-03-01T00:00:00Z\nNot Before: 2024-02-29t00:00:00z',
+      'Not Before: 2024-02-29t00:00:00z\nExpiration Time: 2024-03-01T00:00:00Z',
+    ),
+    'UNABLE_TO_PARSE',
+    'message',
+    12,
+  ],
+  ['trailing newline', `${minimal()}\n`, 'UNABLE_TO_PARSE', 'message', 10],
+  ['unknown trailing field', minimal('example.com', ['Foo: bar']), 'UNABLE_TO_PARSE', 'message', 10],
+  ['CRLF line endings', minimal().replaceAll('\n', '\r\n'), 'UNABLE_TO_PARSE', 'message', 1],
+  ['stops after the address', FULL.split('\n').slice(0, 2).join('\n'), 'UNABLE_TO_PARSE', 'statement', 3],
+];
+
 describe('parseSiweMessage: each malformation has its type, field and line', () => {
-  const replaceLine = (text: string, line: number, value: string | null) => {
-    const lines = text.split('\n');
-    if (value === null) lines.splice(line - 1, 1);
-    else lines[line - 1] = value;
-    return lines.join('\n');
-  };
-
-  const cases: [string, string, SiweErrorType, SiweField, number][] = [
-    ['empty text', '', 'UNABLE_TO_PARSE', 'domain', 1],
-    [
-      'wrong preamble',
-      replaceLine(FULL, 1, 'example.com wants you to sign in with your Bitcoin account:'),
-      'UNABLE_TO_PARSE',
-      'domain',
-      1,
-    ],
-    ['empty domain', replaceLine(FULL, 1, ' wants you to sign in with your Ethereum account:'), 'INVALID_DOMAIN', 'domain', 1],
-    [
-      'domain with a path',
-      replaceLine(FULL, 1, 'example.com/x wants you to sign in with your Ethereum account:'),
-      'INVALID_DOMAIN',
-      'domain',
-      1,
-    ],
-    [
-      'domain with a space',
-      replaceLine(FULL, 1, 'exa mple.com wants you to sign in with your Ethereum account:'),
-      'INVALID_DOMAIN',
-      'domain',
-      1,
-    ],
-    [
-      'bad IPv6 literal',
-      replaceLine(FULL, 1, '[2001:db8:::1] wants you to sign in with your Ethereum account:'),
-      'INVALID_DOMAIN',
-      'domain',
-      1,
-    ],
-    ['port only', replaceLine(FULL, 1, ':8080 wants you to sign in with your Ethereum account:'), 'INVALID_DOMAIN', 'domain', 1],
-    [
-      'domain with userinfo',
-      replaceLine(FULL, 1, 'user@example.com wants you to sign in with your Ethereum account:'),
-      'INVALID_DOMAIN',
-      'domain',
-      1,
-    ],
-    [
-      'domain with userinfo and a password',
-      replaceLine(FULL, 1, 'user:pw@localhost:3000 wants you to sign in with your Ethereum account:'),
-      'INVALID_DOMAIN',
-      'domain',
-      1,
-    ],
-    [
-      'domain with userinfo after a scheme',
-      replaceLine(FULL, 1, 'https://bank.example@evil.example wants you to sign in with your Ethereum account:'),
-      'INVALID_DOMAIN',
-      'domain',
-      1,
-    ],
-    [
-      'domain with an empty userinfo',
-      replaceLine(FULL, 1, '@example.com wants you to sign in with your Ethereum account:'),
-      'INVALID_DOMAIN',
-      'domain',
-      1,
-    ],
-    [
-      'malformed scheme',
-      replaceLine(FULL, 1, '1http://example.com wants you to sign in with your Ethereum account:'),
-      'UNABLE_TO_PARSE',
-      'scheme',
-      1,
-    ],
-    ['short address', replaceLine(FULL, 2, '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc'), 'INVALID_ADDRESS', 'address', 2],
-    ['lower-case address', replaceLine(FULL, 2, ADDRESS.toLowerCase()), 'INVALID_ADDRESS', 'address', 2],
-    ['upper-case address', replaceLine(FULL, 2, `0x${ADDRESS.slice(2).toUpperCase()}`), 'INVALID_ADDRESS', 'address', 2],
-    ['address without 0x', replaceLine(FULL, 2, ADDRESS.slice(2)), 'INVALID_ADDRESS', 'address', 2],
-    ['missing blank line', replaceLine(FULL, 3, 'x'), 'UNABLE_TO_PARSE', 'statement', 3],
-    ['statement with a tab', replaceLine(FULL, 4, 'say\thi'), 'INVALID_STATEMENT', 'statement', 4],
-    ['statement with DEL', replaceLine(FULL, 4, 'say\x7Fhi'), 'INVALID_STATEMENT', 'statement', 4],
-    ['statement with a control character', replaceLine(FULL, 4, 'say\x1Bhi'), 'INVALID_STATEMENT', 'statement', 4],
-    ['statement with non-ASCII', replaceLine(FULL, 4, 'Grüße'), 'INVALID_STATEMENT', 'statement', 4],
-    ['statement with a non-breaking space', replaceLine(FULL, 4, 'say\u00A0hi'), 'INVALID_STATEMENT', 'statement', 4],
-    ['two-line statement', replaceLine(FULL, 5, 'second line'), 'UNABLE_TO_PARSE', 'statement', 5],
-    ['URI with a space', replaceLine(FULL, 6, 'URI: https://exa mple.com'), 'INVALID_URI', 'uri', 6],
-    ['relative URI', replaceLine(FULL, 6, 'URI: /login'), 'INVALID_URI', 'uri', 6],
-    ['bad percent escape in URI', replaceLine(FULL, 6, 'URI: https://example.com/%zz'), 'INVALID_URI', 'uri', 6],
-    ['version 2', replaceLine(FULL, 7, 'Version: 2'), 'INVALID_MESSAGE_VERSION', 'version', 7],
-    ['lower-case label', replaceLine(FULL, 7, 'version: 1'), 'UNABLE_TO_PARSE', 'version', 7],
-    ['chain id 0', replaceLine(FULL, 8, 'Chain ID: 0'), 'INVALID_CHAIN_ID', 'chainId', 8],
-    ['chain id with leading zero', replaceLine(FULL, 8, 'Chain ID: 01'), 'INVALID_CHAIN_ID', 'chainId', 8],
-    ['chain id in hex', replaceLine(FULL, 8, 'Chain ID: 0x1'), 'INVALID_CHAIN_ID', 'chainId', 8],
-    ['chain id beyond 2^53', replaceLine(FULL, 8, 'Chain ID: 9007199254740993'), 'INVALID_CHAIN_ID', 'chainId', 8],
-    ['nonce of 7', replaceLine(FULL, 9, 'Nonce: 1234567'), 'INVALID_NONCE', 'nonce', 9],
-    ['nonce with a dash', replaceLine(FULL, 9, 'Nonce: 1234-5678'), 'INVALID_NONCE', 'nonce', 9],
-    ['30 February', replaceLine(FULL, 10, 'Issued At: 2024-02-30T00:00:00Z'), 'INVALID_TIME_FORMAT', 'issuedAt', 10],
-    ['hour 24', replaceLine(FULL, 10, 'Issued At: 2024-02-01T24:00:00Z'), 'INVALID_TIME_FORMAT', 'issuedAt', 10],
-    ['no offset', replaceLine(FULL, 10, 'Issued At: 2024-02-01T10:00:00'), 'INVALID_TIME_FORMAT', 'issuedAt', 10],
-    ['date only', replaceLine(FULL, 11, 'Expiration Time: 2024-02-01'), 'INVALID_TIME_FORMAT', 'expirationTime', 11],
-    ['offset minutes 60', replaceLine(FULL, 12, 'Not Before: 2024-02-01T00:00:00+01:60'), 'INVALID_TIME_FORMAT', 'notBefore', 12],
-    ['request id with a space', replaceLine(FULL, 13, 'Request ID: a b'), 'INVALID_REQUEST_ID', 'requestId', 13],
-    ['resource without dash', replaceLine(FULL, 15, 'https://example.com'), 'UNABLE_TO_PARSE', 'resources', 15],
-    ['resource not a URI', replaceLine(FULL, 16, '- not a uri'), 'INVALID_RESOURCE', 'resources', 16],
-    ['missing URI line', replaceLine(FULL, 6, null), 'UNABLE_TO_PARSE', 'uri', 6],
-    ['missing nonce line', replaceLine(FULL, 9, null), 'UNABLE_TO_PARSE', 'nonce', 9],
-    [
-      'swapped optional fields',
-      FULL.replace(
-        'Expiration Time: 2024-03-01T00:00:00Z\nNot Before: 2024-02-29t00:00:00z',
-        'Not Before: 2024-02-29t00:00:00z\nExpiration Time: 2024-03-01T00:00:00Z',
-      ),
-      'UNABLE_TO_PARSE',
-      'message',
-      12,
-    ],
-    ['trailing newline', `${minimal()}\n`, 'UNABLE_TO_PARSE', 'message', 10],
-    ['unknown trailing field', minimal('example.com', ['Foo: bar']), 'UNABLE_TO_PARSE', 'message', 10],
-    ['CRLF line endings', minimal().replaceAll('\n', '\r\n'), 'UNABLE_TO_PARSE', 'message', 1],
-    ['stops after the address', FULL.split('\n').slice(0, 2).join('\n'), 'UNABLE_TO_PARSE', 'statement', 3],
-  ];
-
   it.each(cases)('%s', (_name, text, type, field, line) => {
     const error = parseError(text);
     expect({ type: error.type, field: error.field, line: error.line }).toEqual({ type, field, line });

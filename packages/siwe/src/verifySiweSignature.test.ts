@@ -153,25 +153,26 @@ describe('the two steps for verifiers that check times in between', () => {
   });
 });
 
+// Two local chains, shared by the two "contract wallets on a real local chain" describes below.
+let chainA: Testchain;
+let chainB: Testchain;
+let registry: ReturnType<typeof createChainRegistry>;
+const owner = privateKeyToAccount(generatePrivateKey());
+let wallet: `0x${string}`;
+
+beforeAll(async () => {
+  [chainA, chainB] = await Promise.all([
+    startTestchain({ chainId: 31337, ens: false }),
+    startTestchain({ chainId: 31338, ens: false }),
+  ]);
+  registry = createChainRegistry({ 31337: chainA.url, 31338: chainB.url }, { timeoutMs: 2000, retryCount: 0 });
+  wallet = await chainA.deployWallet(owner.address);
+});
+afterAll(async () => {
+  await Promise.all([chainA?.stop(), chainB?.stop()]);
+});
+
 describe('contract wallets on a real local chain', () => {
-  let chainA: Testchain;
-  let chainB: Testchain;
-  let registry: ReturnType<typeof createChainRegistry>;
-  const owner = privateKeyToAccount(generatePrivateKey());
-  let wallet: `0x${string}`;
-
-  beforeAll(async () => {
-    [chainA, chainB] = await Promise.all([
-      startTestchain({ chainId: 31337, ens: false }),
-      startTestchain({ chainId: 31338, ens: false }),
-    ]);
-    registry = createChainRegistry({ 31337: chainA.url, 31338: chainB.url }, { timeoutMs: 2000, retryCount: 0 });
-    wallet = await chainA.deployWallet(owner.address);
-  });
-  afterAll(async () => {
-    await Promise.all([chainA?.stop(), chainB?.stop()]);
-  });
-
   it('EOA verification makes no RPC request even when a client is configured', async () => {
     const before = chainA.node.requestCount;
     const message = messageFor(owner.address, 31337);
@@ -252,7 +253,9 @@ describe('contract wallets on a real local chain', () => {
     );
     expect(error.type).toBe('INVALID_SIGNATURE');
   });
+});
 
+describe('contract wallets on a real local chain: EIP-6492 and outages', () => {
   it('EIP-6492: accepts a counterfactual wallet before it is deployed, and deploys nothing', async () => {
     const counterfactual = await chainA.counterfactualWallet(owner.address, 42n);
     expect(await chainA.publicClient.getCode({ address: counterfactual.address })).toBeUndefined();

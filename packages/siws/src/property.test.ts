@@ -169,7 +169,9 @@ describe('properties and the differential fuzz against @solana/wallet-standard-u
       { numRuns: 2000 },
     );
   });
+});
 
+describe('properties and the differential fuzz against @solana/wallet-standard-util: signatures', () => {
   it('signatures: ours, the reference and Node (OpenSSL) agree, on valid and on corrupted signatures and messages', () => {
     const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
     const encoder = new TextEncoder();

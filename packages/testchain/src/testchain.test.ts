@@ -3,17 +3,18 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coinTypeOf, DEFAULT_COIN_TYPE, MULTICALL3_ADDRESS, startEnsGateway, startTestchain, type Testchain } from './index.ts';
 
+// One node for the whole file, shared by the describes below.
+let chain: Testchain;
+let startMs: number;
+
+beforeAll(async () => {
+  const started = performance.now();
+  chain = await startTestchain({ chainId: 1 });
+  startMs = performance.now() - started;
+});
+afterAll(() => chain?.stop());
+
 describe('testchain', () => {
-  let chain: Testchain;
-  let startMs: number;
-
-  beforeAll(async () => {
-    const started = performance.now();
-    chain = await startTestchain({ chainId: 1 });
-    startMs = performance.now() - started;
-  });
-  afterAll(() => chain?.stop());
-
   it('starts a real JSON-RPC node with funded accounts in well under 5 s', async () => {
     expect(startMs).toBeLessThan(5000);
     const client = createPublicClient({ transport: http(chain.url) });
@@ -80,7 +81,9 @@ describe('testchain', () => {
     expect(after[0]?.result).toBe(0n);
     expect(after[1]?.result).toBe(other);
   });
+});
 
+describe('testchain: ENS', () => {
   it('resolves ENS names and avatars through the canonical Universal Resolver address', async () => {
     const alice = chain.accounts[1]!;
     await chain.setEnsName(alice.address, 'alice.eth', { avatar: 'https://example.com/alice.png' });
@@ -146,7 +149,9 @@ describe('testchain', () => {
       await gateway.close();
     }
   });
+});
 
+describe('testchain: wallets and node control', () => {
   it('deploys EIP-1271 wallets and knows counterfactual addresses before deployment', async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const counterfactual = await chain.counterfactualWallet(owner.address, 9n);

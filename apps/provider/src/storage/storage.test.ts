@@ -42,15 +42,28 @@ const factories: [string, () => Store | Promise<Store>][] = [
   ['postgres', postgresStore],
 ];
 
-describe.each(factories)('%s store', (_kind, factory) => {
+/** A fresh store from `factory` for each test (closed after it). */
+function storeUnderTest(factory: () => Store | Promise<Store>) {
   let store: Store;
+
   beforeEach(async () => {
     store = await factory();
     await store.ping();
     return () => store.close();
   });
 
+  return {
+    get store() {
+      return store;
+    },
+  };
+}
+type StoreUnderTest = ReturnType<typeof storeUnderTest>;
+
+/** Reads, writes, expiry, sets, counters and key listing. */
+function keyValueTests(env: StoreUnderTest) {
   it('gets, sets, overwrites and deletes', async () => {
+    const { store } = env;
     expect(await store.get('a')).toBeUndefined();
     await store.set('a', '1');
     await store.set('b', '2', 60);
@@ -61,6 +74,7 @@ describe.each(factories)('%s store', (_kind, factory) => {
   });
 
   it('expires values after their TTL', async () => {
+    const { store } = env;
     await store.set('short', 'x', 0.2);
     await store.set('long', 'y', 60);
     expect(await store.get('short')).toBe('x');
@@ -70,6 +84,7 @@ describe.each(factories)('%s store', (_kind, factory) => {
   });
 
   it('setIfAbsent: exactly one of many concurrent callers wins', async () => {
+    const { store } = env;
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.setIfAbsent('once', String(i), 60)));
     expect(results.filter(Boolean)).toHaveLength(1);
     const winner = results.indexOf(true);
@@ -78,6 +93,7 @@ describe.each(factories)('%s store', (_kind, factory) => {
   });
 
   it('setIfAbsent succeeds again once the value expired', async () => {
+    const { store } = env;
     expect(await store.setIfAbsent('lease', 'a', 0.2)).toBe(true);
     await sleep(350);
     expect(await store.setIfAbsent('lease', 'b', 60)).toBe(true);
@@ -85,6 +101,7 @@ describe.each(factories)('%s store', (_kind, factory) => {
   });
 
   it('keeps set members, never shortens a set, and forgets it when deleted', async () => {
+    const { store } = env;
     await store.addToSet('s', 'one', 0.3);
     await store.addToSet('s', 'two', 60);
     await store.addToSet('s', 'two', 0.1);
@@ -99,6 +116,7 @@ describe.each(factories)('%s store', (_kind, factory) => {
   });
 
   it('counts within a window that starts at the first increment', async () => {
+    const { store } = env;
     expect(await store.increment('hits', 0.3)).toBe(1);
     expect(await store.increment('hits', 0.3, 2)).toBe(3);
     await sleep(450);
@@ -106,14 +124,19 @@ describe.each(factories)('%s store', (_kind, factory) => {
   });
 
   it('lists keys by prefix', async () => {
+    const { store } = env;
     await store.set('clients:a', '1');
     await store.set('clients:b', '1');
     await store.set('other:c', '1');
     await store.addToSet('clients:set', 'x');
     expect((await store.keys('clients:')).sort()).toEqual(['clients:a', 'clients:b', 'clients:set']);
   });
+}
 
+/** Batches and units of work. */
+function batchAndUnitOfWorkTests(env: StoreUnderTest) {
   it('stores a batch of writes in order, with the same results as one by one', async () => {
+    const { store } = env;
     await store.set('kept', 'old');
     await store.batch([
       { op: 'set', key: 'a', value: '1' },
@@ -138,6 +161,7 @@ describe.each(factories)('%s store', (_kind, factory) => {
   });
 
   it('a unit of work holds its writes until it ends, and reads them back meanwhile', async () => {
+    const { store } = env;
     const units = withUnitsOfWork(store);
     await store.set('before', 'x');
     const outcome = await units.run(async () => {
@@ -162,6 +186,7 @@ describe.each(factories)('%s store', (_kind, factory) => {
   });
 
   it('a unit of work that fails still stores what it wrote, and work it left running writes directly', async () => {
+    const { store } = env;
     const units = withUnitsOfWork(store);
     let leftRunning: Promise<void> | undefined;
     await expect(
@@ -178,11 +203,14 @@ describe.each(factories)('%s store', (_kind, factory) => {
     await units.set('plain', 'now');
     expect(await store.get('plain')).toBe('now');
   });
+}
 
+/** The oidc-provider adapter over the store. */
+function adapterTests(env: StoreUnderTest) {
   describe('oidc-provider adapter', () => {
     let Adapter: ReturnType<typeof createOidcAdapter>;
     beforeEach(() => {
-      Adapter = createOidcAdapter(store);
+      Adapter = createOidcAdapter(env.store);
     });
 
     it('stores, finds and destroys a model by id', async () => {
@@ -242,6 +270,13 @@ describe.each(factories)('%s store', (_kind, factory) => {
       expect(await new Adapter('Interaction').find('i1')).toMatchObject({ jti: 'i1' });
     });
   });
+}
+
+describe.each(factories)('%s store', (_kind, factory) => {
+  const env = storeUnderTest(factory);
+  keyValueTests(env);
+  batchAndUnitOfWorkTests(env);
+  adapterTests(env);
 });
 
 // A write the storage refuses inside a batch: SQLite and PostgreSQL refuse a NULL value (NOT NULL),

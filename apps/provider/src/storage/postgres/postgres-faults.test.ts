@@ -8,15 +8,17 @@ import { type PostgresCluster, startPostgresCluster, withParameters } from '@sig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres.ts';
 
-describe('PostgreSQL store on a server that goes away and comes back', () => {
-  let cluster: PostgresCluster;
-  beforeAll(async () => {
-    cluster = await startPostgresCluster();
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+// One PostgreSQL server, shared by the "goes away and comes back" describes below.
+let cluster: PostgresCluster;
 
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+});
+afterAll(async () => {
+  await cluster?.destroy();
+});
+
+describe('PostgreSQL store on a server that goes away and comes back', () => {
   it('restart: operations fail fast with StorageUnavailableError while it is down, then work again without a new store', async () => {
     const store = await createPostgresStore(cluster.url, { statementTimeoutMs: 1000 });
     try {
@@ -95,7 +97,9 @@ describe('PostgreSQL store on a server that goes away and comes back', () => {
       await store.close();
     }
   });
+});
 
+describe('PostgreSQL store on a server that goes away and comes back: read-only', () => {
   it('a primary turned read-only under the store (25006): writes fail as 503, the pool reconnects, ping fails until writes are taken again', async () => {
     const store = await createPostgresStore(cluster.url, { poolSize: 4, statementTimeoutMs: 1000 });
     const sessions = async () =>
