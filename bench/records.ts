@@ -273,6 +273,67 @@ async function measure(server: Awaited<ReturnType<typeof startServer>>, runs = R
 
 const MB = 1024 * 1024;
 
+/**
+ * Churn: records that expire one after another, as many each second as the empty store's
+ * sign-ins wrote (records per sign-in × flows/s), over CHURN_SECONDS: the sweeps run while
+ * sign-ins go on.
+ */
+async function measureChurn(options: {
+  server: Awaited<ReturnType<typeof startServer>>;
+  place: Awaited<ReturnType<typeof openPlace>>;
+  templates: Awaited<ReturnType<typeof templatesOf>>;
+  empty: Measured;
+  storage: Storage;
+  seeded: number;
+}): Promise<{ row: string[]; check: Check; note: string }> {
+  const { server, place, templates, empty, storage, seeded } = options;
+  const name = STORAGE_NAMES[storage];
+  const perSecond = Math.round(empty.flowsPerSecond * MODELS.length);
+  const start = Date.now();
+  const churnCount = perSecond * CHURN_SECONDS;
+  await seed(
+    place.store,
+    templates,
+    churnCount,
+    () => 2 + Math.floor((Date.now() - start) / 1000 + Math.random() * CHURN_SECONDS),
+  );
+  const before = await place.size();
+  const results = [];
+  const until = performance.now() + CHURN_SECONDS * 1000;
+  while (performance.now() < until) {
+    results.push(await drive('signet', server.url, CONCURRENCY, [server.child.pid as number], '1', FLOWS));
+  }
+  // Past the last expiry and a sweep: what expired is gone.
+  const run = {
+    flowsPerSecond: median(results.map((r) => r.flowsPerSecond)),
+    p99: Math.max(...results.map((r) => r.p99)),
+    cpuMsPerFlow: median(results.map((r) => r.cpuMsPerFlow)),
+  };
+  const after = await place.size();
+  const ratio = run.flowsPerSecond / empty.flowsPerSecond;
+  return {
+    row: [
+      `${name}, ${seeded.toLocaleString('en')} live + ${churnCount.toLocaleString('en')} expiring over ${CHURN_SECONDS} s`,
+      run.flowsPerSecond.toFixed(0),
+      `${ratio.toFixed(2)}×`,
+      run.p99.toFixed(0),
+      `${(run.p99 / empty.p99).toFixed(2)}×`,
+      run.cpuMsPerFlow.toFixed(2),
+      (before / MB).toFixed(0),
+      '–',
+      '–',
+    ],
+    check: {
+      name: `${name}: flows/s while ${perSecond.toLocaleString('en')} records/s expire / empty store`,
+      value: ratio,
+      display: `${ratio.toFixed(2)}× (worst run's p99 ${(run.p99 / empty.p99).toFixed(2)}×)`,
+      target: '≥ 0.90×',
+      pass: ratio >= 0.9,
+    },
+    note: `${name} churn: ${results.length} runs of ${FLOWS} flows in ${CHURN_SECONDS} s while ${churnCount.toLocaleString('en')} records expired; storage ${(before / MB).toFixed(0)} MB before, ${(after / MB).toFixed(0)} MB after (expired records removed by ${storage === 'redis' ? "Redis's own expiry" : 'the provider’s sweep, every minute'}).`,
+  };
+}
+
 export async function storedRecords(): Promise<Section> {
   const rows: string[][] = [];
   const checks: Check[] = [];
@@ -333,55 +394,12 @@ export async function storedRecords(): Promise<Section> {
             );
           }
         }
-        // Churn: records that expire one after another, as many each second as the empty store's
-        // sign-ins wrote (records per sign-in × flows/s), over CHURN_SECONDS: the sweeps run while
-        // sign-ins go on.
         if (empty) {
-          const perSecond = Math.round(empty.flowsPerSecond * MODELS.length);
-          const start = Date.now();
-          const churnCount = perSecond * CHURN_SECONDS;
-          await seed(
-            place.store,
-            templates,
-            churnCount,
-            () => 2 + Math.floor((Date.now() - start) / 1000 + Math.random() * CHURN_SECONDS),
-          );
-          const before = await place.size();
-          const results = [];
-          const until = performance.now() + CHURN_SECONDS * 1000;
-          while (performance.now() < until) {
-            results.push(await drive('signet', server.url, CONCURRENCY, [server.child.pid as number], '1', FLOWS));
-          }
-          // Past the last expiry and a sweep: what expired is gone.
-          const run = {
-            flowsPerSecond: median(results.map((r) => r.flowsPerSecond)),
-            p99: Math.max(...results.map((r) => r.p99)),
-            cpuMsPerFlow: median(results.map((r) => r.cpuMsPerFlow)),
-          };
-          const after = await place.size();
-          const ratio = run.flowsPerSecond / empty.flowsPerSecond;
-          rows.push([
-            `${name}, ${seeded.toLocaleString('en')} live + ${churnCount.toLocaleString('en')} expiring over ${CHURN_SECONDS} s`,
-            run.flowsPerSecond.toFixed(0),
-            `${ratio.toFixed(2)}×`,
-            run.p99.toFixed(0),
-            `${(run.p99 / empty.p99).toFixed(2)}×`,
-            run.cpuMsPerFlow.toFixed(2),
-            (before / MB).toFixed(0),
-            '–',
-            '–',
-          ]);
-          checks.push({
-            name: `${name}: flows/s while ${perSecond.toLocaleString('en')} records/s expire / empty store`,
-            value: ratio,
-            display: `${ratio.toFixed(2)}× (worst run's p99 ${(run.p99 / empty.p99).toFixed(2)}×)`,
-            target: '≥ 0.90×',
-            pass: ratio >= 0.9,
-          });
+          const churn = await measureChurn({ server, place, templates, empty, storage, seeded });
+          rows.push(churn.row);
+          checks.push(churn.check);
           if (settled) notes.push(`${name}, after seeding and before measuring: ${settled}.`);
-          notes.push(
-            `${name} churn: ${results.length} runs of ${FLOWS} flows in ${CHURN_SECONDS} s while ${churnCount.toLocaleString('en')} records expired; storage ${(before / MB).toFixed(0)} MB before, ${(after / MB).toFixed(0)} MB after (expired records removed by ${storage === 'redis' ? "Redis's own expiry" : 'the provider’s sweep, every minute'}).`,
-          );
+          notes.push(churn.note);
         }
       } finally {
         await stopServers([server]);

@@ -14,6 +14,27 @@ import type { Section } from './report.ts';
 
 const newKey = () => privateKeyToAccount(generatePrivateKey());
 
+/** A signature's check: how it verified, the eth_calls it made, and the gas its last call takes (eth_estimateGas). */
+async function measureCheck(
+  chain: Awaited<ReturnType<typeof startTestchain>>,
+  client: ReturnType<typeof createChainRegistry>,
+  message: string,
+  signature: Hex,
+) {
+  const before = chain.node.requestCount;
+  const result = await verifySiweSignature({ message, signature, client });
+  const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
+  const call = calls[calls.length - 1] as (typeof calls)[number];
+  const [request, block] = call.params as [Record<string, unknown>, unknown];
+  const estimate = BigInt(
+    (await chain.publicClient.request({
+      method: 'eth_estimateGas' as never,
+      params: [{ ...request, gas: undefined }, block ?? 'latest'] as never,
+    })) as string,
+  );
+  return { method: result.method, calls: calls.length, estimate };
+}
+
 export async function walletGas(): Promise<Section> {
   const chain = await startTestchain({ chainId: 31337, ens: false });
   try {
@@ -91,22 +112,12 @@ export async function walletGas(): Promise<Section> {
     let largest = 0n;
     for (const { name, make } of cases) {
       const { address, signature } = await make();
-      const before = chain.node.requestCount;
-      const result = await verifySiweSignature({ message: text(address), signature, client });
-      const calls = chain.node.requestsSince(before).filter((r) => r.method === 'eth_call');
-      const call = calls[calls.length - 1] as (typeof calls)[number];
-      const [request, block] = call.params as [Record<string, unknown>, unknown];
-      const estimate = BigInt(
-        (await chain.publicClient.request({
-          method: 'eth_estimateGas' as never,
-          params: [{ ...request, gas: undefined }, block ?? 'latest'] as never,
-        })) as string,
-      );
+      const { method, calls, estimate } = await measureCheck(chain, client, text(address), signature);
       if (estimate > largest) largest = estimate;
       rows.push([
         name,
-        result.method,
-        `${calls.length}`,
+        method,
+        `${calls}`,
         estimate.toLocaleString('en-US'),
         `${(Number(ETH_CALL_GAS_CAP) / Number(estimate)).toFixed(1)}×`,
       ]);
