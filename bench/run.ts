@@ -9,6 +9,7 @@ import { manyClients } from './clients.ts';
 import { delayedRpcSignIn } from './delayed-rpc.ts';
 import { compareBuilds, scaleBenchmark, tracingCost } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
+import { metadataDocumentSignIns } from './metadata-document-sign-ins.ts';
 import { metadataDocumentBurst } from './metadata-documents.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
@@ -36,6 +37,7 @@ const all: Record<string, () => Promise<Section>> = {
   storedRecords,
   manyClients,
   metadataDocumentBurst,
+  metadataDocumentSignIns,
 };
 // Run only when named: it needs BENCH_BASELINE, another build to compare with.
 const onDemand: Record<string, () => Promise<Section>> = { compareBuilds };
