@@ -6,7 +6,14 @@ describe('clientFields', () => {
   it("reads the same values as oidc-provider's metadata(), for recognised and extra metadata", () => {
     const provider = new Provider('http://localhost:3000', {
       extraClientMetadata: {
-        properties: ['access_conditions', 'ens_email', 'synthetic_email_domain', 'account_namespaces', 'account_subject', 'passkey_sign_in'],
+        properties: [
+          'access_conditions',
+          'ens_email',
+          'synthetic_email_domain',
+          'account_namespaces',
+          'account_subject',
+          'passkey_sign_in',
+        ],
       },
     });
     const Client = provider.Client as unknown as new (

@@ -7,6 +7,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { recordSessionLogins } from '../accounts/sessions.ts';
+import { JWT_BEARER_GRANT } from '../agents/grant.ts';
 import { assertMetadataBounds, assertNoUserinfo } from '../clients/metadata.ts';
 import type { DocumentClients } from '../clients/metadata-documents/index.ts';
 import { reuseClientObjects } from '../clients/objects.ts';
@@ -235,14 +236,14 @@ export function createProvider({
     ttl: { ...TTL },
     // oidc-provider's rule, but a device's tokens do not die with the browser session it was signed in from.
     expiresWithSession: expiresWithSession as Configuration['expiresWithSession'],
-    ...(profile.refreshTokensWithoutOfflineAccess
-      ? {
-          // Any code of a client registered for the refresh_token grant (rotation stays oidc-provider's:
-          // every use of a public client's refresh token replaces it).
-          issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
-            client.grantTypeAllowed('refresh_token'),
-        }
-      : {}),
+    // A client registered for the refresh_token grant, when `offline_access` was asked (oidc-provider's
+    // rule); on the hosted profile any code of such a client (rotation stays oidc-provider's: every
+    // use of a public client's refresh token replaces it). An agent's assertion (agents/) follows
+    // oidc-provider's rule on both profiles: a program asks for `offline_access` when it wants to refresh.
+    issueRefreshToken: async (ctx, client, source) =>
+      client.grantTypeAllowed('refresh_token') &&
+      ((profile.refreshTokensWithoutOfflineAccess && ctx.oidc.params?.grant_type !== JWT_BEARER_GRANT) ||
+        source.scopes.has('offline_access')),
     allowOmittingSingleRegisteredRedirectUri: false,
     // Browsers may call the token, userinfo, introspection and revocation endpoints only from
     // the origin of one of the client's redirect URIs, and only for public clients (a browser

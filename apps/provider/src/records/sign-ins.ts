@@ -43,6 +43,8 @@ export type SignInRecord = {
   account?: string;
   /** A passkey sign-in: the passkey's credential id (accounts/passkeys.ts). */
   passkey?: string;
+  /** An agent's sign-in by the JWT bearer grant (agents/): its key signed an assertion, no message. */
+  agent?: boolean;
 };
 
 const recordKey = (grantId: string) => `signin:${grantId}`;
