@@ -37,13 +37,20 @@ export type AgentKey =
 
 export type VerifiedAssertion = { key: AgentKey; jti: string; exp: number; alg: 'ES256K' | 'EdDSA' };
 
-/** A refusal of the assertion: `invalid_grant`, its own words, and a stable reason for the audit log. */
+/**
+ * A refusal of the assertion: `invalid_grant`, its own words, and a stable reason for the audit log.
+ * (oidc-provider's InvalidGrant answers a fixed description and keeps its argument as a hidden
+ * detail; an agent's author needs the reason, and it names nothing secret: it is set as the description.)
+ */
 export class AssertionRefused extends errors.InvalidGrant {
+  /** For the audit log: the account `sub` names, and whether the signature proved it (as a refused sign-in says). */
+  account?: { id: string; verified: boolean };
   constructor(
     readonly reason: string,
     description: string,
   ) {
-    super(description);
+    super();
+    Object.assign(this, { error_description: description });
   }
 }
 
@@ -213,8 +220,15 @@ export async function verifyAssertion(assertion: string, expectations: Assertion
   const alg = algorithmOf(header);
   const payload = payloadOf(assertion);
   const key = keyOf(payload, alg);
-  if (key.namespace === 'eip155') await verifyEs256k(assertion, header, key.address);
-  else await verifyEdDsa(assertion, key.address);
-  const { jti, exp } = checkClaims(payload, expectations);
-  return { key, jti, exp, alg };
+  let verified = false;
+  try {
+    if (key.namespace === 'eip155') await verifyEs256k(assertion, header, key.address);
+    else await verifyEdDsa(assertion, key.address);
+    verified = true;
+    const { jti, exp } = checkClaims(payload, expectations);
+    return { key, jti, exp, alg };
+  } catch (error) {
+    if (error instanceof AssertionRefused) error.account = { id: key.accountId, verified };
+    throw error;
+  }
 }

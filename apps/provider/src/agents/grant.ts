@@ -200,11 +200,13 @@ function refusal(
   const answer = known ? asOidcError(known) : error;
   if (!(answer instanceof errors.OIDCProviderError)) return error;
   const { reason, error_description: description } = answer as { reason?: string; error_description?: string };
+  // Once the signature verified, its account is proven; before, the account `sub` names (a claim).
+  const account = verified ? { id: verified.key.accountId, verified: true } : (answer as AssertionRefused).account;
   services.metrics.signIn(reason ?? answer.error, 'unknown');
   services.audit.write('sign_in.refused', {
     client_id: clientId,
-    account: verified?.key.accountId,
-    account_verified: verified !== undefined,
+    account: account?.id,
+    account_verified: account?.verified === true,
     grant: 'jwt-bearer',
     reason: reason ?? answer.error,
     description,
