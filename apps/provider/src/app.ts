@@ -9,7 +9,6 @@ import { createChainRegistry } from '@signet/siwe';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { accountRoutes } from './account-page/routes.ts';
-import { registerJwtBearerGrant } from './agents/grant.ts';
 import { startClientHousekeeping } from './clients/housekeeping.ts';
 import { clientLifecycle } from './clients/lifecycle.ts';
 import { logoRoutes } from './clients/logos.ts';
@@ -206,9 +205,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       audit,
       documents: clients.documents,
       refresh: services.refresh,
+      agents: services,
     });
-    // Agents' JWT bearer grant (agents/), registered before the first request.
-    if (config.jwtBearerGrant) registerJwtBearerGrant(provider, services);
     mount(provider, services);
     auditProviderEvents(provider, audit, { registrationToken: config.registrationToken !== undefined });
     for (const [event, kind] of [

@@ -220,13 +220,20 @@ function refusal(
 const NOT_ALLOWED = 'requested grant type is not allowed for this client';
 
 /**
- * Registers the grant on an oidc-provider instance (JWT_BEARER_GRANT on): its parameters, and
+ * Registers the grant on an oidc-provider instance (JWT_BEARER_GRANT on; oidc/provider.ts): its parameters, and
  * `resource` once. A client without the grant is refused before the handler runs, by oidc-provider,
  * as `invalid_request`; RFC 7523 §3.1 and RFC 6749 §5.2 say `unauthorized_client`: that answer is
  * given instead, in words naming the grant, and audited.
  */
-export function registerJwtBearerGrant(provider: Provider, services: Services): void {
-  provider.registerGrantType(JWT_BEARER_GRANT, jwtBearerHandler(services), ['assertion', 'scope', 'resource'], ['resource']);
+export function registerJwtBearerGrant(provider: Provider, services: Services | undefined): void {
+  // Without services the provider only validates clients (the CLI): the grant is known, never served.
+  const handler = services
+    ? jwtBearerHandler(services)
+    : async () => {
+        throw new Error('this provider instance validates clients only; it serves no grant');
+      };
+  provider.registerGrantType(JWT_BEARER_GRANT, handler, ['assertion', 'scope', 'resource'], ['resource']);
+  if (!services) return;
   provider.use(async (ctx, next) => {
     await next();
     const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC['oidc'] | undefined;

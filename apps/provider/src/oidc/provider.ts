@@ -7,7 +7,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { recordSessionLogins } from '../accounts/sessions.ts';
-import { JWT_BEARER_GRANT } from '../agents/grant.ts';
+import { JWT_BEARER_GRANT, registerJwtBearerGrant } from '../agents/grant.ts';
 import { assertMetadataBounds, assertNoUserinfo } from '../clients/metadata.ts';
 import type { DocumentClients } from '../clients/metadata-documents/index.ts';
 import { reuseClientObjects } from '../clients/objects.ts';
@@ -37,6 +37,7 @@ import { clientSubjects, grantIdOf, type SubjectOf, subjectChainProblem, subject
 import { accessTokenIdentity } from '../relying-party/token-claims.ts';
 import { resourceIndicatorsFeature } from '../resources/feature.ts';
 import { jwtAccessTokenClaims, storeJwtAccessTokens } from '../resources/jwt-access-tokens.ts';
+import type { Services } from '../services.ts';
 import { accountNamespacesProblem, offeredNamespaces } from '../signin/namespaces.ts';
 import { createOidcAdapter, type Store } from '../storage/index.ts';
 import { cookieSigner } from './cookie-signing.ts';
@@ -82,6 +83,11 @@ export type ProviderDependencies = {
   documents?: DocumentClients;
   /** REFRESH_REUSE_GRACE_SECONDS: a rotated refresh token presented again within it answers its successor (refresh/). */
   refresh?: RefreshGrace;
+  /**
+   * What agents' JWT bearer grant uses (agents/; JWT_BEARER_GRANT on). Absent where the provider
+   * only validates clients (the CLI): the grant type is then known to client metadata, never served.
+   */
+  agents?: Services;
 };
 
 /** 503 from oidc-provider's own endpoints (the token endpoint) when a chain cannot be asked. */
@@ -165,6 +171,7 @@ export function createProvider({
   audit,
   documents,
   refresh,
+  agents,
 }: ProviderDependencies): Provider {
   const profile = profileFor(config);
   const supportedScopes = scopesSupportedBy(config);
@@ -509,6 +516,7 @@ export function createProvider({
   // last one); entries before it are whatever the client sent and are never trusted.
   provider.maxIpsCount = 1;
   clientSubjects(provider, subjectOf);
+  if (config.jwtBearerGrant) registerJwtBearerGrant(provider, agents);
   const staticIds = new Set(config.staticClients.map((client) => String(client.client_id)));
   reuseClientObjects(provider, store, staticIds);
   documents?.install(provider, staticIds);
