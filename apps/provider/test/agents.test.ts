@@ -5,10 +5,15 @@
  * pairwise on hosted), `amr: ["agent"]`, refresh tokens only with `offline_access`, RFC 8707
  * resources, openid-client's genericGrantRequest as a real client, and the setting that turns it off.
  */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pkceAuthorization, startTestProvider, TEST_REDIRECT_URI, type TestProvider, walletSignIn } from '@signet/testkit';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
-import { privateKeyToAccount } from 'viem/accounts';
+import { hexToBytes, sha256, toBytes } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimsFor, ethereumAgent, JWT_BEARER, solanaAgent, tokenRequest } from './agent-assertions.ts';
 
@@ -188,5 +193,38 @@ describe('JWT_BEARER_GRANT=false', () => {
       { assertion: agent.sign(claimsFor(agent.accountId(), provider().issuer)) },
     );
     expect(answer.body.error).toMatch(/unsupported_grant_type|invalid_client/);
+  });
+});
+
+describe('CLIENTS_FILE, and the assertion as docs/relying-parties.md signs it with viem', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'signet-agents-file-'));
+  let provider: TestProvider;
+  beforeAll(async () => {
+    const file = join(dir, 'clients.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { client_id: 'file-agent', token_endpoint_auth_method: 'none', grant_types: [JWT_BEARER], response_types: [] },
+      ]),
+    );
+    provider = await startTestProvider({ CLIENTS_FILE: file });
+  });
+  afterAll(async () => {
+    await provider?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a CLIENTS_FILE client with the grant: the docs’ viem snippet gets tokens', async () => {
+    const privateKey = generatePrivateKey();
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const { address } = privateKeyToAccount(privateKey);
+    const iat = Math.floor(Date.now() / 1000);
+    const sub = `eip155:1:${address}`;
+    const input = `${b64({ alg: 'ES256K', typ: 'JWT' })}.${b64({ iss: sub, sub, aud: provider.issuer, iat, exp: iat + 60, jti: randomUUID() })}`;
+    const signature = hexToBytes(await sign({ hash: sha256(toBytes(input)), privateKey, to: 'hex' })).subarray(0, 64);
+    const assertion = `${input}.${Buffer.from(signature).toString('base64url')}`;
+    const answer = await tokenRequest(`${provider.url}/token`, { client_id: 'file-agent' }, { assertion, scope: 'openid' });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(decodeJwt(answer.body.id_token as string)).toMatchObject({ sub, amr: ['agent'] });
   });
 });
