@@ -9,6 +9,7 @@ import { manyClients } from './clients.ts';
 import { delayedRpcSignIn } from './delayed-rpc.ts';
 import { compareBuilds, flowBenchmark, scaleBenchmark, tracingCost } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
+import { jwtBearer } from './jwt-bearer.ts';
 import { metadataDocumentBurst } from './metadata-documents.ts';
 import { pageSize } from './page-size.ts';
 import { processFootprint } from './process.ts';
@@ -30,6 +31,7 @@ const all: Record<string, () => Promise<Section>> = {
   walletGas,
   flowBenchmark,
   requestCosts,
+  jwtBearer,
   scaleBenchmark,
   tracingCost,
   storedRecords,

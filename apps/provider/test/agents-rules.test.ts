@@ -140,6 +140,14 @@ describe('refusals: each in its own words, nothing stored', () => {
     }
   });
 
+  it('once the address’s key is known (recovered before), another key’s signature is still refused', async () => {
+    const answer = await tokenRequest(tokenEndpoint, client, { assertion: other.sign(claims()) });
+    expect(answer.body).toMatchObject({ error: 'invalid_grant' });
+    expect(answer.body.error_description).toMatch(/not signed by the key of the address `sub` names/);
+    const own = await tokenRequest(tokenEndpoint, client, { assertion: agent.sign(claims()) });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+  });
+
   it('a jwk header that is the address’s own key is accepted', async () => {
     const answer = await tokenRequest(tokenEndpoint, client, { assertion: agent.sign(claims(), { jwk: agent.publicJwk() }) });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);

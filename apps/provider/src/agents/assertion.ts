@@ -7,7 +7,9 @@
  *   a contract wallet has no key to sign with: docs/relying-parties.md, "Smart-account agents"). A
  *   `jwk` header is allowed, not needed: it must be a secp256k1 public key whose address is the one
  *   `sub` names (else refused, before the signature is looked at), and the signature must then recover
- *   to that address, so a `jwk` never widens what verifies.
+ *   to that address, so a `jwk` never widens what verifies. A key proven once (recovered, or a
+ *   `jwk` that hashes to the address) is remembered, and an assertion checked against it with
+ *   OpenSSL: an agent signing in again costs an ECDSA check, not a recovery.
  * - `EdDSA` for a Solana key: `iss` = `sub` = `solana:<genesis ref>:<base58 address>`; the address
  *   is the Ed25519 public key, and jose verifies the signature with it.
  * - Anything else is refused by name: `none` (unsigned), HMAC (`HS256`…: a shared secret is not a
@@ -16,12 +18,12 @@
  *   `exp` and `nbf` are honoured with CLOCK_SKEW_SECONDS; `jti` is required (claimed once by the
  *   grant, grant.ts). Every refusal is `invalid_grant` with its own `error_description`.
  */
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, type KeyObject, verify as verifySignature } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { isSolanaAddress, type SolanaNetwork } from '@signet/siws/message';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { errors } from 'oidc-provider';
-import { type Hex, keccak256, recoverAddress, sha256 } from 'viem';
+import { type Hex, keccak256, recoverPublicKey, sha256 } from 'viem';
 import { parseAccountId } from '../wallets/ethereum.ts';
 import { parseSolanaAccountId } from '../wallets/solana.ts';
 
@@ -131,8 +133,32 @@ function keyOf(payload: JWTPayload, alg: 'ES256K' | 'EdDSA'): AgentKey {
 
 const bytesOf = (base64url: string) => Buffer.from(base64url, 'base64url');
 
-/** The address of a `jwk` header's secp256k1 public key, or the refusal. */
-function jwkAddress(jwk: unknown): Hex {
+/** The address of a secp256k1 public key's coordinates: the last 20 bytes of keccak256(x‖y). */
+const addressOf = (x: Uint8Array, y: Uint8Array) => `0x${keccak256(Buffer.concat([x, y])).slice(-40)}`.toLowerCase();
+
+/** A secp256k1 public key as Node's crypto takes it (JWK coordinates). */
+const keyObjectOf = (x: Uint8Array, y: Uint8Array): KeyObject =>
+  createPublicKey({
+    key: { kty: 'EC', crv: 'secp256k1', x: Buffer.from(x).toString('base64url'), y: Buffer.from(y).toString('base64url') },
+    format: 'jwk',
+  });
+
+/**
+ * Public keys already proven to be an address's (recovered from one of its signatures, or a `jwk`
+ * header that hashes to it), by lower-case address: an agent signs in again and again with one
+ * key, and checking a signature with a known key (OpenSSL) costs a fraction of a recovery (JS).
+ * A public key is public: the cache holds nothing secret, and a key that hashes to the address is
+ * the only one whose signatures recover to it. Bounded; the oldest entry goes first.
+ */
+const KNOWN_KEYS_MAX = 10_000;
+const knownKeys = new Map<string, KeyObject>();
+function remember(address: string, key: KeyObject): void {
+  if (knownKeys.size >= KNOWN_KEYS_MAX) knownKeys.delete(knownKeys.keys().next().value as string);
+  knownKeys.set(address, key);
+}
+
+/** The coordinates of a `jwk` header's secp256k1 public key, or the refusal. */
+function jwkPoint(jwk: unknown): { x: Uint8Array; y: Uint8Array } {
   const key = jwk as { kty?: unknown; crv?: unknown; x?: unknown; y?: unknown; d?: unknown };
   if (key === null || typeof key !== 'object' || key.kty !== 'EC' || key.crv !== 'secp256k1' || key.d !== undefined) {
     throw refuse('INVALID_JWK', 'the `jwk` header is not a secp256k1 public key (kty EC, crv secp256k1, x, y)');
@@ -140,28 +166,57 @@ function jwkAddress(jwk: unknown): Hex {
   const x = typeof key.x === 'string' ? bytesOf(key.x) : undefined;
   const y = typeof key.y === 'string' ? bytesOf(key.y) : undefined;
   if (x?.length !== 32 || y?.length !== 32) throw refuse('INVALID_JWK', 'the `jwk` header’s x and y are not 32 bytes each');
-  const hash = keccak256(Buffer.concat([x, y]));
-  return `0x${hash.slice(-40)}` as Hex;
+  return { x, y };
 }
 
-/** ES256K by public-key recovery: one of the two recovery ids gives `address`. */
-async function verifyEs256k(assertion: string, header: ProtectedHeaderParameters, address: Hex): Promise<void> {
-  if (header.jwk !== undefined && jwkAddress(header.jwk).toLowerCase() !== address.toLowerCase()) {
+/** A key of the address from the `jwk` header (it must hash to the address), or one proven before. */
+function knownKeyOf(header: ProtectedHeaderParameters, address: string): KeyObject | undefined {
+  if (header.jwk === undefined) return knownKeys.get(address);
+  const { x, y } = jwkPoint(header.jwk);
+  if (addressOf(x, y) !== address)
     throw refuse('JWK_MISMATCH', 'the `jwk` header is the key of another address than `sub` names');
+  try {
+    return knownKeys.get(address) ?? keyObjectOf(x, y);
+  } catch {
+    throw refuse('INVALID_JWK', 'the `jwk` header is not a point on secp256k1');
   }
+}
+
+const NOT_SIGNED = 'the assertion is not signed by the key of the address `sub` names';
+
+/**
+ * ES256K against `address`: with a known key of the address (a `jwk` header that hashes to it, or
+ * one recovered before), an ECDSA check; otherwise public-key recovery, where one of the two
+ * recovery ids must give the address (the key is then remembered).
+ */
+async function verifyEs256k(assertion: string, header: ProtectedHeaderParameters, address: Hex): Promise<void> {
+  const lower = address.toLowerCase();
   const end = assertion.lastIndexOf('.');
   const signature = bytesOf(assertion.slice(end + 1));
   if (signature.length !== 64) {
     throw refuse('INVALID_SIGNATURE', 'an ES256K signature is 64 bytes (r‖s, RFC 8812), not a DER or 65-byte one');
   }
-  const hash = sha256(Buffer.from(assertion.slice(0, end), 'ascii'));
+  const input = Buffer.from(assertion.slice(0, end), 'ascii');
+  const known = knownKeyOf(header, lower);
+  if (known) {
+    if (!verifySignature('sha256', input, { key: known, dsaEncoding: 'ieee-p1363' }, signature))
+      throw refuse('INVALID_SIGNATURE', NOT_SIGNED);
+    remember(lower, known);
+    return;
+  }
+  const hash = sha256(input);
   const r = `0x${signature.subarray(0, 32).toString('hex')}` as Hex;
   const s = `0x${signature.subarray(32).toString('hex')}` as Hex;
   for (const yParity of [0, 1]) {
-    const recovered = await recoverAddress({ hash, signature: { r, s, yParity } }).catch(() => undefined);
-    if (recovered?.toLowerCase() === address.toLowerCase()) return;
+    const point = await recoverPublicKey({ hash, signature: { r, s, yParity } }).catch(() => undefined);
+    if (point === undefined) continue;
+    const bytes = Buffer.from(point.slice(4), 'hex');
+    const [x, y] = [bytes.subarray(0, 32), bytes.subarray(32)];
+    if (addressOf(x, y) !== lower) continue;
+    remember(lower, keyObjectOf(x, y));
+    return;
   }
-  throw refuse('INVALID_SIGNATURE', 'the assertion is not signed by the key of the address `sub` names');
+  throw refuse('INVALID_SIGNATURE', NOT_SIGNED);
 }
 
 /** EdDSA with the Solana address's Ed25519 key. */
