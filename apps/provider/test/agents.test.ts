@@ -141,6 +141,23 @@ describe.each(['self-hosted', 'hosted'] as const)('the JWT bearer grant on the %
     expect(tokens.access_token).toBeTruthy();
   });
 
+  it('a DPoP proof binds the agent’s access token to its key (openid-client)', async () => {
+    const client = await register();
+    const config = await clientConfig(client);
+    const agent = ethereumAgent();
+    const DPoP = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair());
+    const tokens = await oidc.genericGrantRequest(
+      config,
+      JWT_BEARER,
+      { assertion: agent.sign(claimsFor(agent.accountId(), provider().issuer)) },
+      { DPoP },
+    );
+    expect(tokens.token_type.toLowerCase()).toBe('dpop');
+    const userinfo = `${provider().url}${profile === 'hosted' ? '/userinfo' : '/me'}`;
+    const bearer = await fetch(userinfo, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(bearer.status).toBe(401);
+  });
+
   async function clientConfig(client: Client) {
     const auth = client.client_secret ? oidc.ClientSecretBasic(client.client_secret) : oidc.None();
     return oidc.discovery(new URL(provider().issuer), client.client_id, client.client_secret, auth, {
