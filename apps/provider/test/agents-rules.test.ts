@@ -277,6 +277,12 @@ describe('audit events', () => {
       status: 400,
     });
     expect(JSON.stringify([succeeded, refused])).not.toMatch(/eyJ/); // no assertion, no token
+    const issued = readFileSync(auditFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.event === 'token.issued' && line.client_id === client.client_id);
+    expect(issued).toMatchObject({ grant_type: JWT_BEARER, account: agent.accountId(), issued: ['access_token', 'id_token'] });
   });
 });
 
