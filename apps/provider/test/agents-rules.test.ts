@@ -15,6 +15,7 @@ import * as oidc from 'openid-client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountOfWallet } from '../src/accounts/accounts.ts';
+import { endWalletSignIns } from '../src/relying-party/wallet-revocation.ts';
 import {
   claimsFor,
   ethereumAgent,
@@ -221,6 +222,32 @@ describe('the subject rules of a sign-in by the same key', () => {
     const { agent, person } = await bothWays({ account_subject: true });
     expect(agent).toMatch(/^acct_/);
     expect(person).toBe(agent);
+  });
+});
+
+describe('a wallet removed from its account ends what its agent signed in to', () => {
+  it('endWalletSignIns (what removing the wallet on /account runs) revokes the agent’s grant and tokens', async () => {
+    const client = await register({ grant_types: [JWT_BEARER, 'refresh_token'] });
+    const agent = ethereumAgent();
+    const answer = await tokenRequest(tokenEndpoint, client, {
+      assertion: agent.sign(claimsFor(agent.accountId(), provider.issuer)),
+      scope: 'openid offline_access',
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const me = () => fetch(`${provider.url}/me`, { headers: { authorization: `Bearer ${answer.body.access_token}` } });
+    expect((await me()).status).toBe(200);
+    const { services } = provider.app;
+    const revoked = await endWalletSignIns(
+      { provider: services.provider(), store: services.store, logger: services.logger, allowPrivateFetch: false },
+      [walletOf(agent.address)],
+    );
+    expect(revoked.grants).toBe(1);
+    expect((await me()).status).toBe(401);
+    const refreshed = await tokenRequest(tokenEndpoint, client, {
+      grant_type: 'refresh_token',
+      refresh_token: answer.body.refresh_token as string,
+    });
+    expect(refreshed.body.error).toBe('invalid_grant');
   });
 });
 
