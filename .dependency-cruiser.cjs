@@ -16,7 +16,7 @@ const LAYERS = [
   ['clients', 'onchain', 'accounts'],
   ['relying-party', 'redirects', 'device', 'resources', 'refresh'],
   ['signin'],
-  ['oidc', 'account-page', 'login', 'passkeys'],
+  ['oidc', 'account-page', 'login', 'passkeys', 'agents'],
   ['cli', 'app.ts', 'cli.ts', 'server.ts', 'bin.ts', 'index.ts', 'services.ts'],
 ];
 const paths = (names) => `${SRC}(${names.map((n) => n.replace('.', '[.]') + (n.endsWith('.ts') ? '$' : '/')).join('|')})`;

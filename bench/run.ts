@@ -9,6 +9,7 @@ import { manyClients } from './clients.ts';
 import { delayedRpcSignIn } from './delayed-rpc.ts';
 import { compareBuilds, scaleBenchmark, tracingCost } from './flow.ts';
 import { gatedSignIn } from './gated.ts';
+import { jwtBearer } from './jwt-bearer.ts';
 import { metadataDocumentSignIns } from './metadata-document-sign-ins.ts';
 import { metadataDocumentBurst } from './metadata-documents.ts';
 import { pageSize } from './page-size.ts';
@@ -32,6 +33,7 @@ const all: Record<string, () => Promise<Section>> = {
   walletGas,
   flowBenchmark,
   requestCosts,
+  jwtBearer,
   scaleBenchmark,
   tracingCost,
   storedRecords,

@@ -49,7 +49,7 @@ describe('signet (the operator CLI)', { timeout: 120_000 }, () => {
       [['accounts', 'show', '--help'], /usage: signet accounts show <account id \| wallet id>/],
       [['accounts', 'delete', '--help'], /usage: signet accounts delete/],
       [['storage', 'copy', '--help'], /usage: signet storage copy --from <url> --to <url>/],
-      [['login', '--help'], /usage: signet login --issuer <url> --client-id <id> --redirect-uri <uri>/],
+      [['login', '--help'], /usage: signet login --issuer <url> --client-id <id> \[--redirect-uri <uri>\]/],
       [['clients', 'add', '--help'], /--device +also sign in from another device/],
     ];
     for (const [args, expected] of cases) {
@@ -547,5 +547,30 @@ describe('signet login (a program signs in with its own key): refusals, and devi
       redirect_uris: [],
       grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
     });
+  });
+
+  it('clients add --agent, then signet login without a redirect URI: one request, the JWT bearer grant', async () => {
+    const file = tempDb();
+    const env = { STORAGE_URL: `sqlite:${file}` };
+    const added = signet(['clients', 'add', '--agent', '--name', 'Trading agent', '--id', 'agent', '--json'], env);
+    expect(added.status, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      client_id: 'agent',
+      redirect_uris: [],
+      grant_types: ['urn:ietf:params:oauth:grant-type:jwt-bearer', 'refresh_token'],
+    });
+    const provider = await startTestProvider({ STORAGE_URL: `sqlite:${file}` });
+    try {
+      const key = generatePrivateKey();
+      const agent = await signetAsync(['login', '--issuer', provider.issuer, '--client-id', 'agent', '--json'], {
+        SIGNET_LOGIN_KEY: key,
+      });
+      expect(agent.status, agent.stderr).toBe(0);
+      const printed = JSON.parse(agent.stdout) as { sub: string; id_token: string };
+      expect(printed.sub).toBe(`eip155:1:${privateKeyToAccount(key).address}`);
+      expect(decodeJwt(printed.id_token).amr).toEqual(['agent']);
+    } finally {
+      await provider.stop();
+    }
   });
 });

@@ -21,6 +21,7 @@ import {
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
+import { claimsFor, ethereumAgent, JWT_BEARER, tokenRequest } from '../apps/provider/test/agent-assertions.ts';
 import { authorizationUrl, exchange, REDIRECT_URI } from './flows.ts';
 import { freePort, type Replica, startReplica } from './processes.ts';
 
@@ -125,6 +126,21 @@ describe('two replicas on one PostgreSQL database', () => {
         const { code, verifier } = await signIn(b, client.client_id);
         const results = await Promise.all([a, b, a, b].map((r) => exchange(r, client.client_id, code, verifier)));
         expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
+      }
+
+      // An agent's assertion (JWT bearer grant) at both replicas at once: its jti is claimed once.
+      const agentClient = (await (
+        await fetch(`${a.url}/reg`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ grant_types: [JWT_BEARER], response_types: [], token_endpoint_auth_method: 'none' }),
+        })
+      ).json()) as { client_id: string };
+      const agent = ethereumAgent();
+      for (let round = 0; round < 3; round++) {
+        const assertion = agent.sign(claimsFor(agent.accountId(), env.ISSUER));
+        const answers = await Promise.all([a, b, a, b].map((r) => tokenRequest(`${r.url}/token`, agentClient, { assertion })));
+        expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400, 400]);
       }
 
       // Refresh on the other replica: a new refresh token; the old one, presented again on the first

@@ -11,6 +11,7 @@ import { CookieJar, followToClient, getDetails, messageFor, postSignature, reque
 import { startRedisCluster } from '@signet/testkit/redis';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimsFor, ethereumAgent, JWT_BEARER, tokenRequest } from '../apps/provider/test/agent-assertions.ts';
 import { authorizationUrl, exchange, REDIRECT_URI, registerPublicClient } from './flows.ts';
 import { freePort, type RedisServer, type Replica, startRedis, startReplica } from './processes.ts';
 
@@ -150,6 +151,25 @@ describe.each([
     expect(listed.status, listed.stderr).toBe(0);
     const ids = (JSON.parse(listed.stdout) as { client_id: string }[]).map((client) => client.client_id);
     for (const client of registered) expect(ids).toContain(client.client_id);
+  });
+
+  it("an agent's assertion (JWT bearer grant) at both at once: accepted exactly once", async () => {
+    const registered = await fetch(`${a.url}/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_types: [JWT_BEARER], response_types: [], token_endpoint_auth_method: 'none' }),
+    });
+    const client = (await registered.json()) as { client_id: string };
+    const agent = ethereumAgent();
+    for (let round = 0; round < 3; round++) {
+      const assertion = agent.sign(claimsFor(agent.accountId(), env.ISSUER as string));
+      const answers = await Promise.all(
+        [a, b, a, b].map((replica) => tokenRequest(`${replica.url}/token`, client, { assertion })),
+      );
+      expect(answers.map((answer) => answer.status).sort(), JSON.stringify(answers.map((answer) => answer.body))).toEqual([
+        200, 400, 400, 400,
+      ]);
+    }
   });
 
   it('tokens issued by one are valid at the other', async () => {

@@ -227,6 +227,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       audit,
       documents: clients.documents,
       refresh: services.refresh,
+      agents: services,
     });
     mount(provider, services);
     auditProviderEvents(provider, audit, { registrationToken: config.registrationToken !== undefined });

@@ -441,6 +441,12 @@ const schema = {
     description:
       'accept an `https://` URL as `client_id`: the provider fetches that [Client ID Metadata Document](relying-parties.md#clients-that-identify-themselves-by-a-url-client-id-metadata-documents) (how MCP clients such as Claude, ChatGPT and VS Code identify themselves) through its outbound rule (public addresses only unless `ALLOW_PRIVATE_FETCH`, 5 KB, 3 s, no redirects), keeps it as its HTTP caching says (30 s to 24 h) and a refusal as long. Discovery then says `client_id_metadata_document_supported` and lists `none` and `private_key_jwt` in `token_endpoint_auth_methods_supported` (on hosted too, beside the published table)',
   }),
+  JWT_BEARER_GRANT: setting(bool(true), {
+    group: RP,
+    default: '`true`',
+    description:
+      'the JWT bearer grant (RFC 7523) for [agents](relying-parties.md#agents-sign-in-with-their-own-wallet-key-the-jwt-bearer-grant): a client registered with `urn:ietf:params:oauth:grant-type:jwt-bearer` in `grant_types` gets tokens at the token endpoint for an assertion signed by a wallet key (`ES256K` for an Ethereum key, `EdDSA` for a Solana key), one request, no browser; advertised in `grant_types_supported`. `false`: the grant is unknown (`unsupported_grant_type`) and a client cannot register it',
+  }),
   RESOURCE_INDICATORS: setting(
     optionalText.transform((value, ctx) => {
       if (value === undefined) return undefined;
@@ -694,6 +700,8 @@ export type Config = {
   advertiseWalletsScope: boolean;
   /** CLIENT_ID_METADATA_DOCUMENTS: an https URL as client_id names its metadata document (default: on for self-hosted, off for hosted). */
   clientIdMetadataDocuments: boolean;
+  /** JWT_BEARER_GRANT: agents' RFC 7523 assertions signed by their wallet key at the token endpoint (agents/; default on). */
+  jwtBearerGrant: boolean;
   /** RESOURCE_INDICATORS: the resources (RFC 8707) tokens may be asked for (default: any on self-hosted, none on hosted). */
   resourceIndicators: ResourcePolicy;
   /** REFRESH_REUSE_GRACE_SECONDS: a rotated refresh token presented again within it answers the same successor pair (0 = never). */
@@ -830,6 +838,7 @@ export function loadConfig(env: Env = process.env): Config {
     emailScope: s.EMAIL_SCOPE ?? s.PROFILE === 'self-hosted',
     advertiseWalletsScope: s.ADVERTISE_WALLETS_SCOPE ?? s.PROFILE === 'self-hosted',
     clientIdMetadataDocuments: s.CLIENT_ID_METADATA_DOCUMENTS ?? s.PROFILE === 'self-hosted',
+    jwtBearerGrant: s.JWT_BEARER_GRANT,
     resourceIndicators: s.RESOURCE_INDICATORS ?? (s.PROFILE === 'self-hosted' ? ANY_RESOURCE : NO_RESOURCE),
     refreshReuseGraceSeconds: s.REFRESH_REUSE_GRACE_SECONDS,
     rateLimits: {

@@ -28,6 +28,7 @@ import fc from 'fast-check';
 import type * as oidc from 'openid-client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimsFor, ethereumAgent, JWT_BEARER, tokenRequest } from './agent-assertions.ts';
 
 const RUNS = 250;
 // One provider and valid submissions to mutate, shared by the "hostile input" describes below.
@@ -148,6 +149,27 @@ describe('hostile input against the running provider: registration and token', (
           }
         },
       ),
+      { numRuns: RUNS, interruptAfterTimeLimit: 15_000 },
+    );
+  });
+
+  it('POST /token with the JWT bearer grant and mutated assertions (its jti spent): never a token, never a 5xx', async () => {
+    const registered = await fetch(`${provider.url}/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_types: [JWT_BEARER], response_types: [], token_endpoint_auth_method: 'none' }),
+    });
+    const { client_id: clientId } = (await registered.json()) as { client_id: string };
+    const agent = ethereumAgent();
+    const valid = agent.sign(claimsFor(agent.accountId(), provider.issuer));
+    expect((await tokenRequest(`${provider.url}/token`, { client_id: clientId }, { assertion: valid })).status).toBe(200);
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(mutated(valid), anyText), async (assertion) => {
+        const answer = await tokenRequest(`${provider.url}/token`, { client_id: clientId }, { assertion });
+        expect(answer.status, JSON.stringify(answer.body)).toBeGreaterThanOrEqual(400);
+        expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(500);
+        expect(answer.body.access_token).toBeUndefined();
+      }),
       { numRuns: RUNS, interruptAfterTimeLimit: 15_000 },
     );
   });

@@ -50,21 +50,39 @@ const usageOf = (name: string) => clientCommands[name]?.usage;
 
 const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-/** The grants of a client that signs in from another device; without redirect URIs, no response types either. */
-const deviceGrants = (withRedirects: boolean): { grant_types?: string[]; response_types?: string[] } =>
-  withRedirects
-    ? { grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT] }
-    : { grant_types: [DEVICE_CODE_GRANT, 'refresh_token'], response_types: [] };
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/**
+ * The grants of a client: the code flow with redirect URIs; `--device` adds the device_code grant
+ * (RFC 8628), `--agent` the JWT bearer grant (RFC 7523, agents/), each with refresh tokens; without
+ * redirect URIs only those, and no response types.
+ */
+function grantsOf(
+  withRedirects: boolean,
+  device: boolean,
+  agent: boolean,
+): { grant_types?: string[]; response_types?: string[] } {
+  if (!device && !agent) return {};
+  const extra = [...(device ? [DEVICE_CODE_GRANT] : []), ...(agent ? [JWT_BEARER_GRANT] : [])];
+  return withRedirects
+    ? { grant_types: ['authorization_code', 'refresh_token', ...extra] }
+    : { grant_types: [...extra, 'refresh_token'], response_types: [] };
+}
 
 export const clientCommands: Record<string, Command> = {
   'clients add': {
     summary: 'register a client in storage (validated as a registration would be)',
     usage: `usage: signet clients add --redirect-uri <uri> [options]
        signet clients add --device [options]
+       signet clients add --agent [options]
 
-  --redirect-uri <uri>              a redirect URI (repeat for more; at least one, unless --device)
+  --redirect-uri <uri>              a redirect URI (repeat for more; at least one, unless --device
+                                    or --agent)
   --device                          also sign in from another device (RFC 8628, the device_code
                                     grant, with refresh tokens); without --redirect-uri, only that
+  --agent                           also sign in as an agent with its own wallet key (RFC 7523, the
+                                    JWT bearer grant, with refresh tokens; docs/relying-parties.md,
+                                    "Agents"); without --redirect-uri, only that
   --post-logout-redirect-uri <uri>  where logout may return (repeatable)
   --name <name>                     client_name, shown on the wallet page
   --logo-uri <uri>                  logo_uri (fetched and served by the provider)
@@ -110,11 +128,12 @@ The client secret is printed once and never again: store it now.`,
       'account-subject': { type: 'boolean', default: false },
       'passkey-sign-in': { type: 'string' },
       device: { type: 'boolean', default: false },
+      agent: { type: 'boolean', default: false },
       ...JSON_OPTION,
     },
     check(values) {
-      if (!(values['redirect-uri'] as string[] | undefined)?.length && values.device !== true)
-        throw new UsageError('clients add needs at least one --redirect-uri (or --device)', usageOf('clients add'));
+      if (!(values['redirect-uri'] as string[] | undefined)?.length && values.device !== true && values.agent !== true)
+        throw new UsageError('clients add needs at least one --redirect-uri (or --device, or --agent)', usageOf('clients add'));
       // An https URL as client_id names a Client ID Metadata Document: never a stored client's id.
       if (typeof values.id === 'string' && /^https:\/\//i.test(values.id))
         throw new UsageError(
@@ -134,8 +153,8 @@ The client secret is printed once and never again: store it now.`,
     async run({ config, store, audit, values, out }) {
       if (!store) throw new Error('no storage');
       const redirectUris = (values['redirect-uri'] as string[] | undefined) ?? [];
-      // A device client (RFC 8628): the device_code grant and refresh tokens, beside the code flow when it has redirect URIs.
-      const device = values.device === true ? deviceGrants(redirectUris.length > 0) : {};
+      // A device client (RFC 8628), an agent's (RFC 7523): their grants and refresh tokens, beside the code flow when it has redirect URIs.
+      const device = grantsOf(redirectUris.length > 0, values.device === true, values.agent === true);
       const secret = values.secret ? randomBytes(48).toString('base64url') : undefined;
       const clientId = (values.id as string | undefined) ?? randomUUID();
       const metadata = Object.fromEntries(

@@ -1,6 +1,7 @@
 /**
- * `signet login`: a program (a script, a job, a service) that holds its own Ethereum or Solana
- * key signs in to a client it is registered as and prints the tokens (login/). Unlike the other
+ * `signet login`: a program (a script, a job, a service, an agent) that holds its own Ethereum or
+ * Solana key signs in to a client it is registered as and prints the tokens (login/): one request
+ * with the JWT bearer grant, or the interactive path with a redirect URI. Unlike the other
  * commands it is a client of a provider, anywhere: it reads no provider setting and opens no
  * storage. Keys and secrets never come from the command line (other users can read it): a file
  * or an environment variable.
@@ -9,24 +10,31 @@ import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CommandFailed, formatPairs, type Out, UsageError } from './command.ts';
 
-export const LOGIN_USAGE = `usage: signet login --issuer <url> --client-id <id> --redirect-uri <uri> [options]
+export const LOGIN_USAGE = `usage: signet login --issuer <url> --client-id <id> [--redirect-uri <uri>] [options]
        signet login --refresh --issuer <url> --client-id <id> [options]
 
-Signs in with a key this program holds, as a person signs with a wallet (a fresh signature, the
-same checks), through the authorization code flow with PKCE, and prints the client's tokens.
+Signs in with a key this program holds and prints the client's tokens. Without --redirect-uri:
+one request, the JWT bearer grant (RFC 7523; a client registered with it, e.g. by signet clients
+add --agent). With --redirect-uri: as a person signs with a wallet (a fresh signature, the same
+checks), through the authorization code flow with PKCE.
 
   --issuer <url>               the issuer, exactly as discovery names it (https; http only for
                                localhost)
   --client-id <id>             the client this program is registered as
-  --redirect-uri <uri>         one of its registered redirect URIs (nothing needs to listen there)
+  --redirect-uri <uri>         one of its registered redirect URIs (nothing needs to listen
+                               there): the interactive sign-in
+  --grant <jwt-bearer|authorization_code>
+                               force one way (default: jwt-bearer without --redirect-uri,
+                               authorization_code with it)
   --key-file <path>            the key: Ethereum, a private key in hex; with --solana, a 32-byte
                                seed or 64-byte secret key (hex, base58, or solana-keygen's JSON).
                                Without it: the SIGNET_LOGIN_KEY environment variable
-  --solana                     sign in with a Solana key (Sign In With Solana)
-  --chain-id <n>               Ethereum: the chain to sign on (default: the provider's first)
-  --network <cluster>          Solana: mainnet, devnet or testnet (default: the provider's first)
+  --solana                     sign in with a Solana key
+  --chain-id <n>               Ethereum: the chain (default: the provider's first; with the JWT
+                               bearer grant, 1)
+  --network <cluster>          Solana: mainnet, devnet or testnet (default: the provider's first;
+                               with the JWT bearer grant, mainnet)
   --scope <scopes>             default "openid"; add offline_access for a refresh token
-                               (self-hosted)
   --client-secret-file <path>  a confidential client's secret (or SIGNET_CLIENT_SECRET)
   --refresh                    renew instead: the refresh token from --refresh-token-file <path>
                                or SIGNET_REFRESH_TOKEN; no key needed
@@ -35,12 +43,13 @@ same checks), through the authorization code flow with PKCE, and prints the clie
                                write, with a warning; without it such a file is refused (chmod 600)
 
 Prints sub, id_token, access_token, refresh_token (when given), expires_in. A refusal exits 1
-with the provider's reason (e.g. ACCESS_CONDITION_NOT_MET, invalid_client).`;
+with the provider's reason (e.g. ACCESS_CONDITION_NOT_MET, invalid_client, invalid_grant).`;
 
 const OPTIONS = {
   issuer: { type: 'string' },
   'client-id': { type: 'string' },
   'redirect-uri': { type: 'string' },
+  grant: { type: 'string' },
   'key-file': { type: 'string' },
   solana: { type: 'boolean', default: false },
   'chain-id': { type: 'string' },
@@ -111,10 +120,15 @@ export async function runLogin(
     throw new UsageError((error as Error).message, LOGIN_USAGE);
   }
   const text = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
-  for (const required of values.refresh
-    ? (['issuer', 'client-id'] as const)
-    : (['issuer', 'client-id', 'redirect-uri'] as const)) {
+  for (const required of ['issuer', 'client-id'] as const) {
     if (!text(required)) throw new UsageError(`login needs --${required}`, LOGIN_USAGE);
+  }
+  const grant = text('grant');
+  if (grant !== undefined && grant !== 'jwt-bearer' && grant !== 'authorization_code') {
+    throw new UsageError('--grant must be jwt-bearer or authorization_code', LOGIN_USAGE);
+  }
+  if (grant === 'authorization_code' && !text('redirect-uri')) {
+    throw new UsageError('login --grant authorization_code needs --redirect-uri', LOGIN_USAGE);
   }
   const chainId = text('chain-id') === undefined ? undefined : Number(text('chain-id'));
   if (chainId !== undefined && !(Number.isInteger(chainId) && chainId > 0)) {
@@ -141,7 +155,8 @@ export async function runLogin(
       if (!key) throw new UsageError('login needs --key-file or SIGNET_LOGIN_KEY', LOGIN_USAGE);
       result = await login({
         ...client,
-        redirectUri: text('redirect-uri') as string,
+        redirectUri: text('redirect-uri'),
+        grant: grant as 'jwt-bearer' | 'authorization_code' | undefined,
         signer: values.solana ? solanaKey(key) : ethereumKey(key),
         scope: text('scope'),
         chainId,

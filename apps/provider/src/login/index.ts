@@ -1,8 +1,12 @@
 /**
  * A program that holds its own key (Ethereum or Solana) signs in to a client it is registered
  * as, without a browser, and gets the client's tokens: standard OAuth on the wire, no grant of
- * Signet's own. It is the authorization code flow with PKCE, the browser's part done through the
- * interaction contract (docs/ARCHITECTURE.md) exactly as the wallet page does it:
+ * Signet's own. Two ways, picked by `grant` (LoginGrant):
+ *
+ * - the JWT bearer grant (RFC 7523), for a client registered with it (an agent's: no redirect
+ *   URI): one token request with an assertion the key signs (assertion.ts);
+ * - the authorization code flow with PKCE, the browser's part done through the
+ *   interaction contract (docs/ARCHITECTURE.md) exactly as the wallet page does it:
  *
  *   1. discovery, then GET the authorization endpoint (PKCE S256, state, nonce) with a fresh
  *      cookie jar: 303 to /interaction/<uid>, with the interaction's cookies;
@@ -28,10 +32,12 @@ import { CookieJar } from 'tough-cookie';
 import { messageFromDetails } from '../signin/contract.ts';
 import type { InteractionDetails } from '../signin/details.ts';
 import { solanaMessageFromDetails } from '../signin/solana/contract.ts';
+import { JWT_BEARER_GRANT, signAssertion } from './assertion.ts';
 import { checkDetailsAreTheIssuers } from './details-check.ts';
 import { LoginError } from './errors.ts';
 import type { LoginSigner } from './keys.ts';
 
+export { type AssertionOptions, assertionSubject, JWT_BEARER_GRANT, signAssertion } from './assertion.ts';
 export { LoginError } from './errors.ts';
 export { type EthereumSigner, ethereumKey, type LoginSigner, type SolanaSigner, solanaKey } from './keys.ts';
 
@@ -43,9 +49,20 @@ export type ClientOptions = {
   clientSecret?: string;
 };
 
+/**
+ * How to sign in: `jwt-bearer`, one request with an assertion signed by the key (RFC 7523: a client
+ * registered with that grant); `authorization_code`, the interactive path through the interaction
+ * contract (a client with a redirect URI). Default: `jwt-bearer` when no redirect URI is given,
+ * `authorization_code` when one is: a client that has the grant needs no redirect URI, and one
+ * without it keeps signing in as before, with no refused request first.
+ */
+export type LoginGrant = 'jwt-bearer' | 'authorization_code';
+
 export type LoginOptions = ClientOptions & {
-  /** One of the client's registered redirect URIs (nothing needs to listen there). */
-  redirectUri: string;
+  /** One of the client's registered redirect URIs (nothing needs to listen there); the interactive path only. */
+  redirectUri?: string;
+  /** Default: `jwt-bearer` without redirectUri, `authorization_code` with it. */
+  grant?: LoginGrant;
   signer: LoginSigner;
   /** Default `openid`. */
   scope?: string;
@@ -169,7 +186,76 @@ function redirectError(url: URL): LoginError | undefined {
 
 /** Signs in with the signer's key and returns the client's tokens. Throws LoginError, in words. */
 export async function login(options: LoginOptions): Promise<LoginResult> {
+  const grant = options.grant ?? (options.redirectUri === undefined ? 'jwt-bearer' : 'authorization_code');
+  if (grant === 'authorization_code' && options.redirectUri === undefined) {
+    throw new LoginError(
+      'MISSING_REDIRECT_URI',
+      'the interactive sign-in (authorization_code) needs one of the client’s redirect URIs',
+    );
+  }
   const config = await configure(options);
+  if (grant === 'jwt-bearer') return jwtBearerLogin(config, options);
+  return interactiveLogin(config, { ...options, redirectUri: options.redirectUri as string });
+}
+
+/**
+ * The JWT bearer grant (RFC 7523): one token request with an assertion signed by the key
+ * (assertion.ts); the ID token is checked by openid-client (signature, issuer, audience).
+ */
+async function jwtBearerLogin(config: oidc.Configuration, options: LoginOptions): Promise<LoginResult> {
+  const metadata = config.serverMetadata();
+  if (!metadata.grant_types_supported?.includes(JWT_BEARER_GRANT)) {
+    throw new LoginError(
+      'GRANT_NOT_SUPPORTED',
+      `${metadata.issuer} does not offer the JWT bearer grant; sign in interactively (give a redirect URI)`,
+    );
+  }
+  const assertion = await signAssertion(options.signer, {
+    audience: metadata.issuer,
+    chainId: options.chainId,
+    solanaNetwork: options.solanaNetwork,
+  });
+  try {
+    const tokens = await oidc.genericGrantRequest(config, JWT_BEARER_GRANT, { assertion, scope: options.scope ?? 'openid' });
+    return resultOf(config, tokens);
+  } catch (error) {
+    throw fromOidcError(error, 'the assertion was refused');
+  }
+}
+
+/** The message of these details, built as the wallet page builds it, and the signer's signature of it. */
+async function signedMessage(
+  details: InteractionDetails,
+  options: LoginOptions,
+  now: number,
+): Promise<{ message: string; signature: string }> {
+  const { signer } = options;
+  if (signer.kind === 'solana') {
+    if (!details.namespaces.includes('solana')) {
+      throw new LoginError('NAMESPACE_NOT_OFFERED', 'this sign-in does not take Solana accounts (the provider or the client)');
+    }
+    const network = options.solanaNetwork ?? details.solanaNetworks?.[0];
+    if (!network || !details.solanaNetworks?.includes(network)) {
+      throw new LoginError(
+        'NAMESPACE_NOT_OFFERED',
+        `Solana network ${network} is not one of ${details.solanaNetworks?.join(', ')}`,
+      );
+    }
+    const message = solanaMessageFromDetails(details, { address: signer.address, network, now });
+    return { message, signature: base58.encode(await signer.signMessage(message)) };
+  }
+  if (!details.namespaces.includes('eip155')) {
+    throw new LoginError('NAMESPACE_NOT_OFFERED', 'this sign-in does not take Ethereum accounts');
+  }
+  const message = messageFromDetails(details, { address: signer.address, chainId: options.chainId, now });
+  return { message, signature: await signer.signMessage(message) };
+}
+
+/** The authorization code flow with PKCE, the browser's part done through the interaction contract. */
+async function interactiveLogin(
+  config: oidc.Configuration,
+  options: LoginOptions & { redirectUri: string },
+): Promise<LoginResult> {
   const browser = browserOf();
   const redirect = new URL(options.redirectUri);
   const at = (url: URL) => url.origin === redirect.origin && url.pathname === redirect.pathname;
@@ -213,29 +299,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   const now = Date.parse(details.serverTime) + (Date.now() - read);
 
   // 3. The message, as the wallet page builds it, and its signature.
-  const { signer } = options;
-  let message: string;
-  let signature: string;
-  if (signer.kind === 'solana') {
-    if (!details.namespaces.includes('solana')) {
-      throw new LoginError('NAMESPACE_NOT_OFFERED', 'this sign-in does not take Solana accounts (the provider or the client)');
-    }
-    const network = options.solanaNetwork ?? details.solanaNetworks?.[0];
-    if (!network || !details.solanaNetworks?.includes(network)) {
-      throw new LoginError(
-        'NAMESPACE_NOT_OFFERED',
-        `Solana network ${network} is not one of ${details.solanaNetworks?.join(', ')}`,
-      );
-    }
-    message = solanaMessageFromDetails(details, { address: signer.address, network, now });
-    signature = base58.encode(await signer.signMessage(message));
-  } else {
-    if (!details.namespaces.includes('eip155')) {
-      throw new LoginError('NAMESPACE_NOT_OFFERED', 'this sign-in does not take Ethereum accounts');
-    }
-    message = messageFromDetails(details, { address: signer.address, chainId: options.chainId, now });
-    signature = await signer.signMessage(message);
-  }
+  const { message, signature } = await signedMessage(details, options, now);
 
   // 4. The signature; then the provider's redirects, up to the redirect URI.
   const posted = await browser(interactionUrl, {

@@ -4,14 +4,25 @@
  * solana-keygen's JSON array). Read from text (a file, an environment variable), never from the
  * command line; an error never repeats the text.
  */
-import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
+import { createPrivateKey, type KeyObject, sign as signEd25519 } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount, sign } from 'viem/accounts';
 import { LoginError } from './errors.ts';
 
-/** An Ethereum account that signs EIP-191 personal messages (a viem account, a hardware signer, …). */
-export type EthereumSigner = { kind: 'ethereum'; address: `0x${string}`; signMessage(message: string): Promise<string> };
+/**
+ * An Ethereum account that signs EIP-191 personal messages (a viem account, a hardware signer, …),
+ * for the interactive sign-in; and, for the JWT bearer grant (assertion.ts), a 32-byte digest with
+ * the raw key (`signDigest`: r‖s, or r‖s‖v, in hex: viem's `sign({ hash, privateKey, to: 'hex' })`,
+ * a KMS's ECDSA_SHA_256 over a digest converted from DER). A signer without `signDigest` signs in
+ * interactively only.
+ */
+export type EthereumSigner = {
+  kind: 'ethereum';
+  address: `0x${string}`;
+  signMessage(message: string): Promise<string>;
+  signDigest?(digest: Hex): Promise<Hex>;
+};
 
 /** A Solana account: its base58 address and an Ed25519 signature of a message's UTF-8 bytes. */
 export type SolanaSigner = { kind: 'solana'; address: string; signMessage(message: string): Promise<Uint8Array> };
@@ -32,7 +43,13 @@ export function ethereumKey(text: string): EthereumSigner {
   } catch {
     throw new LoginError('INVALID_KEY', 'the Ethereum key is not a valid secp256k1 private key');
   }
-  return { kind: 'ethereum', address: account.address, signMessage: (message) => account.signMessage({ message }) };
+  const privateKey = `0x${digits}` as Hex;
+  return {
+    kind: 'ethereum',
+    address: account.address,
+    signMessage: (message) => account.signMessage({ message }),
+    signDigest: (hash) => sign({ hash, privateKey, to: 'hex' }),
+  };
 }
 
 /** The bytes of a Solana key's text: hex, a JSON array of numbers, or base58. */
@@ -85,6 +102,6 @@ export function solanaKey(text: string): SolanaSigner {
   return {
     kind: 'solana',
     address: base58.encode(publicKey),
-    signMessage: async (message) => new Uint8Array(sign(null, Buffer.from(message, 'utf8'), privateKey)),
+    signMessage: async (message) => new Uint8Array(signEd25519(null, Buffer.from(message, 'utf8'), privateKey)),
   };
 }

@@ -12,6 +12,7 @@ import { createHmac } from 'node:crypto';
 import type { Context } from 'koa';
 import { type Configuration, type KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { recordSessionLogins } from '../accounts/sessions.ts';
+import { JWT_BEARER_GRANT, registerJwtBearerGrant } from '../agents/grant.ts';
 import type { DocumentClients } from '../clients/metadata-documents/index.ts';
 import { reuseClientObjects } from '../clients/objects.ts';
 import { withAuthMethodDefault } from '../clients/rules.ts';
@@ -31,6 +32,7 @@ import { scopesSupportedBy } from '../relying-party/scopes.ts';
 import { clientSubjects, grantIdOf, type SubjectOf, subjectFor } from '../relying-party/subject.ts';
 import { accessTokenIdentity } from '../relying-party/token-claims.ts';
 import { jwtAccessTokenClaims, storeJwtAccessTokens } from '../resources/jwt-access-tokens.ts';
+import type { Services } from '../services.ts';
 import { createOidcAdapter, type Store } from '../storage/index.ts';
 import { extraClientMetadata } from './client-metadata.ts';
 import { cookieSigner } from './cookie-signing.ts';
@@ -67,6 +69,11 @@ export type ProviderDependencies = {
   documents?: DocumentClients;
   /** REFRESH_REUSE_GRACE_SECONDS: a rotated refresh token presented again within it answers its successor (refresh/). */
   refresh?: RefreshGrace;
+  /**
+   * What agents' JWT bearer grant uses (agents/; JWT_BEARER_GRANT on). Absent where the provider
+   * only validates clients (the CLI): the grant type is then known to client metadata, never served.
+   */
+  agents?: Services;
 };
 
 /** The `sub` each client is given: per grant (relying-party/subject.ts), pairwise where the client's subject type says. */
@@ -159,14 +166,14 @@ function lifetimes(profile: ProfileDefinition): Partial<Configuration> {
     ttl: { ...TTL },
     // oidc-provider's rule, but a device's tokens do not die with the browser session it was signed in from.
     expiresWithSession: expiresWithSession as Configuration['expiresWithSession'],
-    ...(profile.refreshTokensWithoutOfflineAccess
-      ? {
-          // Any code of a client registered for the refresh_token grant (rotation stays oidc-provider's:
-          // every use of a public client's refresh token replaces it).
-          issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
-            client.grantTypeAllowed('refresh_token'),
-        }
-      : {}),
+    // A client registered for the refresh_token grant, when `offline_access` was asked (oidc-provider's
+    // rule); on the hosted profile any code of such a client (rotation stays oidc-provider's: every
+    // use of a public client's refresh token replaces it). An agent's assertion (agents/) follows
+    // oidc-provider's rule on both profiles: a program asks for `offline_access` when it wants to refresh.
+    issueRefreshToken: async (ctx, client, source) =>
+      client.grantTypeAllowed('refresh_token') &&
+      ((profile.refreshTokensWithoutOfflineAccess && ctx.oidc.params?.grant_type !== JWT_BEARER_GRANT) ||
+        source.scopes.has('offline_access')),
   };
 }
 
@@ -210,6 +217,7 @@ export function createProvider(deps: ProviderDependencies): Provider {
   // last one); entries before it are whatever the client sent and are never trusted.
   provider.maxIpsCount = 1;
   clientSubjects(provider, subjectOf);
+  if (config.jwtBearerGrant) registerJwtBearerGrant(provider, deps.agents);
   const staticIds = new Set(config.staticClients.map((client) => String(client.client_id)));
   reuseClientObjects(provider, store, staticIds);
   documents?.install(provider, staticIds);

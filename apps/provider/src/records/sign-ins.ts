@@ -51,6 +51,8 @@ export type SignInRecord = {
    * passkey, a device sign-in and in records of earlier versions.
    */
   redirectUris?: string[];
+  /** An agent's sign-in by the JWT bearer grant (agents/): its key signed an assertion, no message. */
+  agent?: boolean;
 };
 
 /** How many redirect URIs a session's sign-in record keeps for one client. */

@@ -123,7 +123,22 @@ export function acceptedNamespace(
   fields: ClientFields,
 ): AccountNamespace {
   const namespace = messageNamespace(message);
-  if (accepted.includes(namespace)) return namespace;
+  assertNamespaceAccepted(namespace, accepted, config, fields);
+  return namespace;
+}
+
+/**
+ * Refuses a namespace this sign-in does not take, saying why (as `acceptedNamespace` does for a
+ * message's): not offered, not allowed by the client, or a gated client. Also used by the agents'
+ * JWT bearer grant (agents/), whose assertion names its namespace in `sub`.
+ */
+export function assertNamespaceAccepted(
+  namespace: AccountNamespace,
+  accepted: readonly AccountNamespace[],
+  config: Offering,
+  fields: ClientFields,
+): void {
+  if (accepted.includes(namespace)) return;
   if (!offeredNamespaces(config).includes(namespace)) {
     throw new HttpError(
       'NAMESPACE_NOT_ALLOWED',
