@@ -26,12 +26,12 @@ import { percentile } from './stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 /** Operations per measured run (each after a warm-up run of a tenth as many). */
-const OPS = Number(process.env.BENCH_CAPACITY_OPS ?? 2000);
+const OPS = Number(process.env.BENCH_CAPACITY_OPS ?? 1000);
 const WARM_OPS = Math.max(50, Math.round(OPS / 10));
 /** Complete sign-ins measured per storage: the sign-in's CPU, and the live sessions memory is read over. */
-const SIGNINS = Number(process.env.BENCH_CAPACITY_SIGNINS ?? 2000);
+const SIGNINS = Number(process.env.BENCH_CAPACITY_SIGNINS ?? 1000);
 /** Complete sign-ins each server runs, unmeasured, before anything is measured. */
-const WARMUP = Number(process.env.BENCH_CAPACITY_WARMUP ?? 500);
+const WARMUP = Number(process.env.BENCH_CAPACITY_WARMUP ?? 300);
 /** Resource-server checks (in this process) per measured run, and the distinct tokens they cycle through. */
 const JWT_OPS = Number(process.env.BENCH_CAPACITY_JWT_OPS ?? 20_000);
 const JWT_TOKENS = 200;
@@ -180,6 +180,7 @@ async function signInsAndSessions(driver: Driver, server: Server, dir: string) {
 
 /** A warm-up run of `kind`, then the measured one (on minted items after the warm-up's, where they are used once). */
 async function warmAndMeasure(driver: Driver, pid: number, kind: string) {
+  console.error(`capacity: ${kind}`);
   await driver.send({ cmd: 'run', kind, count: WARM_OPS });
   return measure(driver, pid, { cmd: 'run', kind, count: OPS, from: WARM_OPS });
 }
@@ -195,6 +196,7 @@ async function measureStorage(
   let driver: Driver | undefined;
   try {
     driver = await startDriver(server.url);
+    console.error(`capacity: ${STORAGE_NAMES[storage]}: ${WARMUP} sign-ins to warm up, then ${SIGNINS} measured`);
     await driver.send({ cmd: 'signins', count: WARMUP });
     const { signIn, memory } = await signInsAndSessions(driver, server, dir);
     const operations: Record<string, Measured> = {};
@@ -360,7 +362,7 @@ export async function capacity(): Promise<Section> {
         memory.idleRss.toFixed(0),
         memory.rssAfter.toFixed(0),
         memory.rssPer10k.toFixed(1),
-        memory.storagePer10k.toFixed(1),
+        Number.isNaN(memory.storagePer10k) ? '– (in the process)' : memory.storagePer10k.toFixed(1),
       ]);
       pollAnswers.push(`${name}: ${JSON.stringify(figures.operations['device-poll']?.answers ?? {})}`);
     }
