@@ -50,6 +50,7 @@ type DriverResult = {
   firstFailure?: string;
   answers?: Record<string, number>;
   tokens?: string[];
+  latencies: number[];
 };
 type Measured = {
   opsPerSecond: number;
@@ -58,6 +59,10 @@ type Measured = {
   p99: number;
   ops: number;
   answers?: Record<string, number>;
+  /** The run's own sums, to combine runs (combine). */
+  seconds: number;
+  cpuMs: number;
+  latencies: number[];
 };
 
 /** utime + stime of a process, in ms (as flow.ts reads it). */
@@ -118,7 +123,44 @@ async function measure(driver: Driver, pid: number, command: Record<string, unkn
     p99: result.p99,
     ops: result.ops,
     ...(result.answers ? { answers: result.answers } : {}),
+    seconds: result.seconds,
+    cpuMs: used,
+    latencies: result.latencies,
   };
+}
+
+/** Several measured runs as one: their operations, seconds and CPU summed, percentiles over every latency. */
+function combine(runs: Measured[]): Measured {
+  const sum = (pick: (run: Measured) => number) => runs.reduce((total, run) => total + pick(run), 0);
+  const latencies = runs.flatMap((run) => run.latencies);
+  return {
+    opsPerSecond: sum((run) => run.ops) / sum((run) => run.seconds),
+    cpuMsPerOp: sum((run) => run.cpuMs) / sum((run) => run.ops),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    ops: sum((run) => run.ops),
+    seconds: sum((run) => run.seconds),
+    cpuMs: sum((run) => run.cpuMs),
+    latencies,
+  };
+}
+
+/**
+ * Code exchanges in batches of CODE_BATCH, each minted just before it is exchanged: a code lives
+ * 60 s (deployment/lifetimes.ts), and minting a thousand on a slow host takes longer than that.
+ */
+const CODE_BATCH = 250;
+async function exchanges(driver: Driver, pid: number): Promise<Measured> {
+  console.error('capacity: exchange');
+  await driver.send({ cmd: 'mint', kind: 'codes', count: WARM_OPS });
+  await driver.send({ cmd: 'run', kind: 'exchange', count: WARM_OPS });
+  const batches: Measured[] = [];
+  for (let done = 0; done < OPS; done += CODE_BATCH) {
+    const count = Math.min(CODE_BATCH, OPS - done);
+    await driver.send({ cmd: 'mint', kind: 'codes', count });
+    batches.push(await measure(driver, pid, { cmd: 'run', kind: 'exchange', count }));
+  }
+  return combine(batches);
 }
 
 /** Bytes the storage holds for one server (SQLite: pages in use; PostgreSQL: its schema's tables with indexes and TOAST; Redis: MEMORY USAGE of its keys). */
@@ -200,8 +242,7 @@ async function measureStorage(
     await driver.send({ cmd: 'signins', count: WARMUP });
     const { signIn, memory } = await signInsAndSessions(driver, server, dir);
     const operations: Record<string, Measured> = {};
-    await driver.send({ cmd: 'mint', kind: 'codes', count: OPS + WARM_OPS });
-    operations.exchange = await warmAndMeasure(driver, pid, 'exchange');
+    operations.exchange = await exchanges(driver, pid);
     await driver.send({ cmd: 'mint', kind: 'refresh', count: OPS + WARM_OPS });
     operations.introspection = await warmAndMeasure(driver, pid, 'introspection');
     operations.userinfo = await warmAndMeasure(driver, pid, 'userinfo');
@@ -244,6 +285,9 @@ async function validateJwts(issuer: string, tokens: string[], cacheSize: number)
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     ops: JWT_OPS,
+    seconds,
+    cpuMs: (used.user + used.system) / 1000,
+    latencies,
   };
 }
 
@@ -281,6 +325,9 @@ async function verifySignatures(issuer: string, tokens: string[]): Promise<Measu
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     ops: JWT_OPS,
+    seconds,
+    cpuMs: (used.user + used.system) / 1000,
+    latencies,
   };
 }
 
@@ -387,7 +434,7 @@ export async function capacity(): Promise<Section> {
     table: { head: ['operation', 'ops/s measured', 'CPU ms per op', 'ops/s per core', 'p50 / p99 ms'], rows },
     checks,
     notes: [
-      `Each storage: the built provider alone on core 0 (rate limits off), the driver (bench/capacity-driver.ts) on core 1, concurrency ${CONCURRENCY}, after ${WARMUP} unmeasured complete sign-ins. Each operation: ${OPS} measured after ${WARM_OPS} unmeasured (BENCH_CAPACITY_OPS); what it needs (codes, refresh tokens, access tokens, device codes) minted beforehand by complete sign-ins or device authorization requests whose CPU is not counted. CPU ms per op: the server process's user + system time (/proc, 10 ms ticks) over the measured run divided by its operations; ops/s per core = 1000 / CPU ms per op, what one core would serve with nothing else on it; ops/s measured is the driver's own rate over the run. Complete sign-ins: ${SIGNINS} (BENCH_CAPACITY_SIGNINS), as the flow benchmark's driver makes them. Codes and refresh tokens are used once each (a public client's refresh token rotates on every use, REFRESH_REUSE_GRACE_SECONDS at its default); introspection and userinfo take turns over 64 opaque access tokens; each device code is polled once, its first poll (${pollAnswers.join('; ')}): the same work as any poll, on time or too soon (the pace is read and written per pending poll whatever the answer, device/polling.ts), so a device fleet polling every 5 s costs one of these per device every 5 s. The resource server: @signet/resource-server's verifyAccessToken in this process over ${JWT_TOKENS} JWT access tokens Signet issued for ${RESOURCE} (RFC 8707, RFC 9068), the issuer's keys fetched once and kept; CPU from process.cpuUsage(); ${JWT_OPS} checks (BENCH_CAPACITY_JWT_OPS), first with the verified-token cache off (every signature checked), then with it on (the same 200 tokens again); the floor is node:crypto's synchronous RS256 verification of the same signatures, the key imported once (jose, which the resource server uses, verifies through WebCrypto). \`npm run bench -- capacity\`; BENCH_CAPACITY_STORAGES (sqlite, postgres, redis, memory) picks the storages.`,
+      `Each storage: the built provider alone on core 0 (rate limits off), the driver (bench/capacity-driver.ts) on core 1, concurrency ${CONCURRENCY}, after ${WARMUP} unmeasured complete sign-ins. Each operation: ${OPS} measured after ${WARM_OPS} unmeasured (BENCH_CAPACITY_OPS); what it needs (codes, refresh tokens, access tokens, device codes) minted beforehand by complete sign-ins or device authorization requests whose CPU is not counted. CPU ms per op: the server process's user + system time (/proc, 10 ms ticks) over the measured run divided by its operations; ops/s per core = 1000 / CPU ms per op, what one core would serve with nothing else on it; ops/s measured is the driver's own rate over the run. Complete sign-ins: ${SIGNINS} (BENCH_CAPACITY_SIGNINS), as the flow benchmark's driver makes them. Codes are minted and exchanged 250 at a time (a code lives 60 s); codes and refresh tokens are used once each (a public client's refresh token rotates on every use, REFRESH_REUSE_GRACE_SECONDS at its default); introspection and userinfo take turns over 64 opaque access tokens; each device code is polled once, its first poll (${pollAnswers.join('; ')}): the same work as any poll, on time or too soon (the pace is read and written per pending poll whatever the answer, device/polling.ts), so a device fleet polling every 5 s costs one of these per device every 5 s. The resource server: @signet/resource-server's verifyAccessToken in this process over ${JWT_TOKENS} JWT access tokens Signet issued for ${RESOURCE} (RFC 8707, RFC 9068), the issuer's keys fetched once and kept; CPU from process.cpuUsage(); ${JWT_OPS} checks (BENCH_CAPACITY_JWT_OPS), first with the verified-token cache off (every signature checked), then with it on (the same 200 tokens again); the floor is node:crypto's synchronous RS256 verification of the same signatures, the key imported once (jose, which the resource server uses, verifies through WebCrypto). \`npm run bench -- capacity\`; BENCH_CAPACITY_STORAGES (sqlite, postgres, redis, memory) picks the storages.`,
       [
         `| storage | idle RSS per replica MB | RSS after the measured sign-ins MB | RSS growth per 10,000 live sessions MB | storage per 10,000 sessions MB |`,
         '|---|---|---|---|---|',
