@@ -5,6 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { capacity } from './capacity.ts';
 import { manyClients } from './clients.ts';
 import { delayedRpcSignIn } from './delayed-rpc.ts';
 import { compareBuilds, scaleBenchmark, tracingCost } from './flow.ts';
@@ -40,6 +41,7 @@ const all: Record<string, () => Promise<Section>> = {
   manyClients,
   metadataDocumentBurst,
   metadataDocumentSignIns,
+  capacity,
 };
 // Run only when named: it needs BENCH_BASELINE, another build to compare with.
 const onDemand: Record<string, () => Promise<Section>> = { compareBuilds };
