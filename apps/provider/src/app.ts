@@ -166,6 +166,44 @@ function watchKeys(reloadKeys: () => Promise<boolean>, logger: Logger, refreshMs
   return timer;
 }
 
+/** One oidc-provider instance over the services (built again when the signing keys change), with Signet's routes mounted. */
+function buildProvider(
+  services: Services,
+  keys: {
+    jwks: ReturnType<typeof providerJwks>;
+    cookieKeys: string[];
+    pairwiseSalt: string;
+    documents: Services['clients']['documents'];
+  },
+): { provider: Provider; handler: App['handler'] } {
+  const { config, store, logger, security, assets, access, audit, metrics } = services;
+  const provider = createProvider({
+    config,
+    store,
+    logger,
+    jwks: keys.jwks,
+    cookieKeys: keys.cookieKeys,
+    pairwiseSalt: keys.pairwiseSalt,
+    pageHeaders: (ctx, redirectUri) => security.pageHeaders(ctx as unknown as Context, redirectUri),
+    stylesheets: assets.stylesheets,
+    access,
+    audit,
+    documents: keys.documents,
+    refresh: services.refresh,
+    agents: services,
+  });
+  mount(provider, services);
+  auditProviderEvents(provider, audit, { registrationToken: config.registrationToken !== undefined });
+  for (const [event, kind] of [
+    ['authorization_code.saved', 'authorization_code'],
+    ['access_token.saved', 'access_token'],
+    ['refresh_token.saved', 'refresh_token'],
+  ] as const) {
+    (provider as unknown as { on(event: string, listener: () => void): void }).on(event, () => metrics.tokenIssued(kind));
+  }
+  return { provider, handler: provider.callback() as App['handler'] };
+}
+
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   if (config.storage.kind === 'memory') {
@@ -213,33 +251,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...(config.refreshReuseGraceSeconds > 0 ? { refresh: new RefreshGrace(store, config.refreshReuseGraceSeconds) } : {}),
   };
 
-  const build = () => {
-    const provider = createProvider({
-      config,
-      store,
-      logger,
-      jwks: providerJwks(keys),
-      cookieKeys,
-      pairwiseSalt,
-      pageHeaders: (ctx, redirectUri) => security.pageHeaders(ctx as unknown as Context, redirectUri),
-      stylesheets: assets.stylesheets,
-      access,
-      audit,
-      documents: clients.documents,
-      refresh: services.refresh,
-      agents: services,
-    });
-    mount(provider, services);
-    auditProviderEvents(provider, audit, { registrationToken: config.registrationToken !== undefined });
-    for (const [event, kind] of [
-      ['authorization_code.saved', 'authorization_code'],
-      ['access_token.saved', 'access_token'],
-      ['refresh_token.saved', 'refresh_token'],
-    ] as const) {
-      (provider as unknown as { on(event: string, listener: () => void): void }).on(event, () => metrics.tokenIssued(kind));
-    }
-    return { provider, handler: provider.callback() as App['handler'] };
-  };
+  const build = () =>
+    buildProvider(services, { jwks: providerJwks(keys), cookieKeys, pairwiseSalt, documents: clients.documents });
   current = build();
   await validateStaticClients(current.provider, config);
 

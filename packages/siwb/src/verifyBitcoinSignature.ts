@@ -175,35 +175,56 @@ function verify(address: string, message: SignedMessage, signature: string | Uin
       : fullSatisfaction(sig, toSpend.id, scriptPubKey, toSpend);
   const toSign = bip322ToSign(toSpend, scriptPubKey);
 
+  const spend: Bip322Spend = { address, key: decoded.data, form: sig.form, witness, scriptSig, toSign, scriptPubKey };
   if (type === 'p2tr') {
-    if (looksEcdsa(witness)) throw fail('SIGNATURE_TYPE_MISMATCH', 'an ECDSA (P2WPKH-style) witness for a Taproot address');
-    if (witness.length !== 1) {
-      throw fail(
-        'MALFORMED_SIGNATURE',
-        `a Taproot witness of ${witness.length} items: only key-path spends (one signature) are accepted`,
-      );
-    }
-    if (scriptSig.length !== 0) throw fail('MALFORMED_SIGNATURE', 'a Taproot spend has an empty scriptSig');
-    const item = witness[0] as Uint8Array;
-    if (item.length !== 64 && item.length !== 65) {
-      throw fail('MALFORMED_SIGNATURE', `a Taproot signature of ${item.length} bytes (64, or 65 with a hash type)`);
-    }
-    // BIP-341: 64 bytes is SIGHASH_DEFAULT; a 65th byte names the type, and may not be 0x00.
-    const hashType = item.length === 64 ? SigHash.DEFAULT : (item[64] as number);
-    if (item.length === 65 && hashType !== SigHash.ALL) {
-      throw fail(
-        'UNSUPPORTED_SIGHASH',
-        `signature hash type 0x${hashType.toString(16).padStart(2, '0')}: only SIGHASH_DEFAULT (64 bytes) or SIGHASH_ALL (0x01) is accepted${hashType === 0 ? ' (BIP-341 forbids writing 0x00)' : ''}`,
-      );
-    }
-    const sighash = toSign.preimageWitnessV1(0, [scriptPubKey], hashType, [0n]);
-    if (!schnorr.verify(item.subarray(0, 64), sighash, decoded.data)) {
-      throw fail('INVALID_SIGNATURE', `the Taproot signature was not made by ${address}'s key for this message`);
-    }
+    verifyTaproot(spend);
     return { addressType: 'p2tr', method: sig.form };
   }
+  verifySegwitV0(type, spend);
+  return { addressType: type === 'p2sh' ? 'p2sh-p2wpkh' : 'p2wpkh', method: sig.form };
+}
 
-  // P2WPKH, or P2SH-P2WPKH: [signature, compressed key], the key hashing to the address.
+/** A BIP-322 spend to check: the address and what it decodes to (its key or key hash), the to_sign transaction, its witness. */
+type Bip322Spend = {
+  address: string;
+  key: Uint8Array;
+  form: 'bip322-simple' | 'bip322-full';
+  witness: Uint8Array[];
+  scriptSig: Uint8Array;
+  toSign: ReturnType<typeof bip322ToSign>;
+  scriptPubKey: Uint8Array;
+};
+
+/** A Taproot key-path spend: one Schnorr signature by the output key, SIGHASH_DEFAULT or ALL. */
+function verifyTaproot({ address, key, witness, scriptSig, toSign, scriptPubKey }: Bip322Spend) {
+  if (looksEcdsa(witness)) throw fail('SIGNATURE_TYPE_MISMATCH', 'an ECDSA (P2WPKH-style) witness for a Taproot address');
+  if (witness.length !== 1) {
+    throw fail(
+      'MALFORMED_SIGNATURE',
+      `a Taproot witness of ${witness.length} items: only key-path spends (one signature) are accepted`,
+    );
+  }
+  if (scriptSig.length !== 0) throw fail('MALFORMED_SIGNATURE', 'a Taproot spend has an empty scriptSig');
+  const item = witness[0] as Uint8Array;
+  if (item.length !== 64 && item.length !== 65) {
+    throw fail('MALFORMED_SIGNATURE', `a Taproot signature of ${item.length} bytes (64, or 65 with a hash type)`);
+  }
+  // BIP-341: 64 bytes is SIGHASH_DEFAULT; a 65th byte names the type, and may not be 0x00.
+  const hashType = item.length === 64 ? SigHash.DEFAULT : (item[64] as number);
+  if (item.length === 65 && hashType !== SigHash.ALL) {
+    throw fail(
+      'UNSUPPORTED_SIGHASH',
+      `signature hash type 0x${hashType.toString(16).padStart(2, '0')}: only SIGHASH_DEFAULT (64 bytes) or SIGHASH_ALL (0x01) is accepted${hashType === 0 ? ' (BIP-341 forbids writing 0x00)' : ''}`,
+    );
+  }
+  const sighash = toSign.preimageWitnessV1(0, [scriptPubKey], hashType, [0n]);
+  if (!schnorr.verify(item.subarray(0, 64), sighash, key)) {
+    throw fail('INVALID_SIGNATURE', `the Taproot signature was not made by ${address}'s key for this message`);
+  }
+}
+
+/** P2WPKH, or P2SH-P2WPKH: [signature, compressed key], the key hashing to the address. */
+function verifySegwitV0(type: 'p2sh' | 'p2wpkh', { address, key: addressHash, form, witness, scriptSig, toSign }: Bip322Spend) {
   if (looksSchnorr(witness))
     throw fail('SIGNATURE_TYPE_MISMATCH', `a Taproot (Schnorr) witness for a ${type === 'p2sh' ? 'P2SH' : 'P2WPKH'} address`);
   if (type === 'p2sh' && witness.length > 2) {
@@ -224,21 +245,20 @@ function verify(address: string, message: SignedMessage, signature: string | Uin
   const keyHash = hash160(key);
   if (type === 'p2sh') {
     const redeemScript = p2wpkh(key).script;
-    if (!equalBytes(hash160(redeemScript), decoded.data)) {
+    if (!equalBytes(hash160(redeemScript), addressHash)) {
       throw fail('INVALID_SIGNATURE', `the signing key is not ${address}'s (as P2SH-P2WPKH)`);
     }
-    if (sig.form === 'bip322-full' && !equalBytes(scriptSig, Script.encode([redeemScript]))) {
+    if (form === 'bip322-full' && !equalBytes(scriptSig, Script.encode([redeemScript]))) {
       throw fail('MALFORMED_SIGNATURE', 'a P2SH-P2WPKH to_sign whose scriptSig is not the push of its redeem script');
     }
   } else {
-    if (!equalBytes(keyHash, decoded.data)) throw fail('INVALID_SIGNATURE', `the signing key is not ${address}'s`);
+    if (!equalBytes(keyHash, addressHash)) throw fail('INVALID_SIGNATURE', `the signing key is not ${address}'s`);
     if (scriptSig.length !== 0) throw fail('MALFORMED_SIGNATURE', 'a P2WPKH spend has an empty scriptSig');
   }
   const sighash = toSign.preimageWitnessV0(0, p2pkh(key).script, SigHash.ALL, 0n);
   if (!secp256k1.verify(der, sighash, key, { prehash: false, lowS: true, format: 'der' })) {
     throw fail('INVALID_SIGNATURE', `the signature was not made by ${address}'s key for this message`);
   }
-  return { addressType: type === 'p2sh' ? 'p2sh-p2wpkh' : 'p2wpkh', method: sig.form };
 }
 
 /** The address type a BIP-137 header names: 27–30 P2PKH (uncompressed key), 31–34 P2PKH, 35–38 P2SH-P2WPKH, 39–42 P2WPKH. */

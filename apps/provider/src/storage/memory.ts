@@ -3,6 +3,45 @@ import { applyInOrder, type Store } from './store.ts';
 type Entry = { value: string; expiresAt?: number };
 type SetEntry = { members: Set<string>; expiresAt?: number };
 
+/** The entry under `key` unless it has expired (then dropped). */
+function liveEntry<T extends { expiresAt?: number }>(map: Map<string, T>, key: string, t: number): T | undefined {
+  const entry = map.get(key);
+  if (entry && entry.expiresAt !== undefined && entry.expiresAt <= t) {
+    map.delete(key);
+    return undefined;
+  }
+  return entry;
+}
+
+/** Drops every entry expired at `t`; returns how many. */
+function sweepExpired(maps: Map<string, { expiresAt?: number }>[], t: number): number {
+  let removed = 0;
+  for (const map of maps) {
+    for (const [key, entry] of map) {
+      if (entry.expiresAt !== undefined && entry.expiresAt <= t) {
+        map.delete(key);
+        removed += 1;
+      }
+    }
+  }
+  return removed;
+}
+
+/** Every live value and set under `prefix`, with the time each has left (Store.entries). */
+function entriesOf(values: Map<string, Entry>, sets: Map<string, SetEntry>, prefix: string, t: number) {
+  const left = (expiresAt?: number) => (expiresAt === undefined ? {} : { ttlMs: expiresAt - t });
+  return [
+    ...[...values.keys()].flatMap((key) => {
+      const entry = key.startsWith(prefix) ? liveEntry(values, key, t) : undefined;
+      return entry ? [{ key, value: entry.value, ...left(entry.expiresAt) }] : [];
+    }),
+    ...[...sets.keys()].flatMap((key) => {
+      const entry = key.startsWith(prefix) ? liveEntry(sets, key, t) : undefined;
+      return entry ? [{ key, members: [...entry.members], ...left(entry.expiresAt) }] : [];
+    }),
+  ];
+}
+
 /**
  * In-process storage for tests: everything is lost when the process ends. Expired entries are
  * invisible at once and swept every minute (as SQLite's are), so a long-running process does not
@@ -15,28 +54,9 @@ export function createMemoryStore(
   const values = new Map<string, Entry>();
   const sets = new Map<string, SetEntry>();
   const expiry = (ttl?: number) => (ttl === undefined ? undefined : now() + ttl * 1000);
-  const live = <T extends { expiresAt?: number }>(map: Map<string, T>, key: string): T | undefined => {
-    const entry = map.get(key);
-    if (entry && entry.expiresAt !== undefined && entry.expiresAt <= now()) {
-      map.delete(key);
-      return undefined;
-    }
-    return entry;
-  };
+  const live = <T extends { expiresAt?: number }>(map: Map<string, T>, key: string) => liveEntry(map, key, now());
   /** Drops every expired entry; returns how many. */
-  const sweep = () => {
-    const t = now();
-    let removed = 0;
-    for (const map of [values, sets] as Map<string, { expiresAt?: number }>[]) {
-      for (const [key, entry] of map) {
-        if (entry.expiresAt !== undefined && entry.expiresAt <= t) {
-          map.delete(key);
-          removed += 1;
-        }
-      }
-    }
-    return removed;
-  };
+  const sweep = () => sweepExpired([values, sets], now());
   const timer = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
   timer.unref();
   const store: Store & { sweep(): number } = {
@@ -87,18 +107,7 @@ export function createMemoryStore(
       return [...values.keys(), ...sets.keys()].filter((k) => k.startsWith(prefix) && (live(values, k) || live(sets, k)));
     },
     async entries(prefix) {
-      const t = now();
-      const left = (expiresAt?: number) => (expiresAt === undefined ? {} : { ttlMs: expiresAt - t });
-      return [
-        ...[...values.keys()].flatMap((key) => {
-          const entry = key.startsWith(prefix) ? live(values, key) : undefined;
-          return entry ? [{ key, value: entry.value, ...left(entry.expiresAt) }] : [];
-        }),
-        ...[...sets.keys()].flatMap((key) => {
-          const entry = key.startsWith(prefix) ? live(sets, key) : undefined;
-          return entry ? [{ key, members: [...entry.members], ...left(entry.expiresAt) }] : [];
-        }),
-      ];
+      return entriesOf(values, sets, prefix, now());
     },
     async ping() {},
     async close() {
