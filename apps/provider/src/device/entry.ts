@@ -58,27 +58,53 @@ type EntryDependencies = {
 const claimKey = (normalized: string) =>
   `device:claim:${createHash('sha256').update(normalized).digest('base64url').slice(0, 22)}`;
 
+/** A 400 page of the code entry's own (no-store), in place of what oidc-provider would answer. */
+function answerWithPage(ctx: Context, deps: EntryDependencies, action: string, title: string, words: string) {
+  ctx.status = 400;
+  ctx.type = 'html';
+  ctx.set('cache-control', 'no-store');
+  ctx.body = refusalPage({ stylesheets: deps.stylesheets, domain: deps.config.domain, action, title, words });
+  deps.pageHeaders(ctx);
+}
+
+/** A code entry the limits refused: OAuth's error for a program, a page for a person. */
+function refuse(ctx: Context, deps: EntryDependencies, action: string, error: HttpError) {
+  const locked = error.code === 'RATE_LIMITED';
+  sendError(ctx, error, {
+    wire: 'oauth',
+    page: () =>
+      refusalPage({
+        stylesheets: deps.stylesheets,
+        domain: deps.config.domain,
+        action,
+        title: locked ? 'Too many tries' : 'Try again in a moment',
+        words: locked
+          ? `${error.message[0]?.toUpperCase()}${error.message.slice(1)}.`
+          : 'The sign-in service is having trouble. Try again in a moment.',
+      }),
+  });
+  deps.pageHeaders(ctx);
+}
+
+/** The code page's and the device resume's answer when the browser has no provider session. */
+async function sessionless(ctx: Context, deps: EntryDependencies, action: string, work: () => Promise<unknown>) {
+  try {
+    await work();
+  } catch (error) {
+    if (!unsavedSession(error)) throw error;
+    answerWithPage(
+      ctx,
+      deps,
+      action,
+      'Start again',
+      `${problemWords('form')} (This browser had no sign-in session with ${deps.config.domain}: cookies may be blocked.)`,
+    );
+  }
+}
+
 export function deviceEntry(profile: ProfileDefinition, deps: EntryDependencies): Middleware {
   const route = routeKey(profile.routes.code_verification);
   const action = profile.routes.code_verification;
-
-  function refuse(ctx: Context, error: HttpError) {
-    const locked = error.code === 'RATE_LIMITED';
-    sendError(ctx, error, {
-      wire: 'oauth',
-      page: () =>
-        refusalPage({
-          stylesheets: deps.stylesheets,
-          domain: deps.config.domain,
-          action,
-          title: locked ? 'Too many tries' : 'Try again in a moment',
-          words: locked
-            ? `${error.message[0]?.toUpperCase()}${error.message.slice(1)}.`
-            : 'The sign-in service is having trouble. Try again in a moment.',
-        }),
-    });
-    deps.pageHeaders(ctx);
-  }
 
   /** The limits for one entered code; false when the request was answered (refused). */
   async function admitted(ctx: Context, normalized: string): Promise<boolean> {
@@ -89,7 +115,7 @@ export function deviceEntry(profile: ProfileDefinition, deps: EntryDependencies)
     } catch (error) {
       const known = toHttpError(error);
       if (!known) throw error;
-      refuse(ctx, known);
+      refuse(ctx, deps, action, known);
       return false;
     }
   }
@@ -128,17 +154,7 @@ export function deviceEntry(profile: ProfileDefinition, deps: EntryDependencies)
     const key = claimKey(normalized);
     if (decides && normalized) {
       if (!(await deps.store.setIfAbsent(key, '1', TTL.DeviceCode + 60))) {
-        ctx.status = 400;
-        ctx.type = 'html';
-        ctx.set('cache-control', 'no-store');
-        ctx.body = refusalPage({
-          stylesheets: deps.stylesheets,
-          domain: deps.config.domain,
-          action,
-          title: 'Code already used',
-          words: problemWords('used'),
-        });
-        deps.pageHeaders(ctx);
+        answerWithPage(ctx, deps, action, 'Code already used', problemWords('used'));
         return;
       }
     }
@@ -155,39 +171,21 @@ export function deviceEntry(profile: ProfileDefinition, deps: EntryDependencies)
     await countWrong(ctx);
   }
 
-  /** The code page's and the device resume's answer when the browser has no provider session. */
-  async function sessionless(ctx: Context, work: () => Promise<unknown>) {
-    try {
-      await work();
-    } catch (error) {
-      if (!unsavedSession(error)) throw error;
-      ctx.status = 400;
-      ctx.type = 'html';
-      ctx.set('cache-control', 'no-store');
-      ctx.body = refusalPage({
-        stylesheets: deps.stylesheets,
-        domain: deps.config.domain,
-        action,
-        title: 'Start again',
-        words: `${problemWords('form')} (This browser had no sign-in session with ${deps.config.domain}: cookies may be blocked.)`,
-      });
-      deps.pageHeaders(ctx);
-    }
-  }
-
   const resume = `${route}/`;
   // Not an async function: a request to any other route passes straight on.
   return (ctx, next) => {
     const key = routeOf(ctx);
-    if (key !== route) return key.startsWith(resume) && ctx.method === 'GET' ? sessionless(ctx, next) : next();
+    if (key !== route) return key.startsWith(resume) && ctx.method === 'GET' ? sessionless(ctx, deps, action, next) : next();
     if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       const code = ctx.query.user_code;
       const first = Array.isArray(code) ? code[0] : code;
-      return typeof first === 'string' ? sessionless(ctx, () => fromLink(ctx, next, first)) : sessionless(ctx, next);
+      return typeof first === 'string'
+        ? sessionless(ctx, deps, action, () => fromLink(ctx, next, first))
+        : sessionless(ctx, deps, action, next);
     }
     if (ctx.method === 'POST' && bodyIs(ctx, 'application/x-www-form-urlencoded')) {
-      return sessionless(ctx, () => entered(ctx, next));
+      return sessionless(ctx, deps, action, () => entered(ctx, next));
     }
-    return sessionless(ctx, next);
+    return sessionless(ctx, deps, action, next);
   };
 }

@@ -35,6 +35,48 @@ function httpErrorOf(error: unknown): HttpError {
   return known;
 }
 
+/** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
+async function signIn(services: Services, ctx: Context, loaded: LoadedInteraction, body: SignedBody, progress: SignInProgress) {
+  const { store, logger, metrics } = services;
+  const { interaction, details, oidcClient } = loaded;
+  if (interaction.result && 'login' in interaction.result) {
+    throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
+  }
+  const signer = await verifySigner(services, details, body, { client: oidcClient, progress });
+  const { accountId, method } = signer;
+  readAheadForSignIn(store, signer.wallet);
+  const returnTo = await completeInteraction(store, loaded, async () => {
+    const provider = services.provider();
+    const signedInAt = Date.now();
+    // The Signet account the wallet belongs to (a new one at its first sign-in).
+    const { account, created } = await accountForSignIn(store, signer.wallet, signedInAt);
+    if (created) services.audit.write('account.created', { account: account.id, wallet: signer.wallet, ...requestFields(ctx) });
+    const redirectUris = await signedRedirectUris(store, redirectUriOf(loaded), {
+      grantId: interaction.grantId,
+      accountId,
+    });
+    const grantId = await grantAsAsked(provider, loaded, accountId);
+    await saveSignIn(store, grantId, { ...signer, account: account.id, signedInAt, redirectUris }, TTL.Grant);
+    await recordWalletSignIn(store, signer.wallet, grantId, {
+      name: signer.ensName,
+      avatar: signer.avatar,
+      lastUsedAt: signedInAt,
+    });
+    // The client has now been used (once per client and process it costs a write).
+    await services.clients.usage.recordSignIn(String(interaction.params.client_id));
+    // `signet` is read when oidc-provider saves the session (accounts/sessions.ts): who signed it in.
+    const login: SessionLogin = { account: account.id, wallet: signer.wallet, accountId, signedInAt };
+    return { login: { accountId, remember: true }, consent: { grantId }, signet: login };
+  });
+  metrics.signIn('success', method);
+  logger.info(
+    { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method, ens: signer.ensName },
+    'sign-in verified',
+  );
+  auditSignIn(services.audit, ctx, loaded, { account: accountId, method, ens: signer.ensName });
+  return returnTo;
+}
+
 export function interactionRoutes(router: Router, services: Services) {
   const { config, store, logger, metrics } = services;
   const load = (ctx: Context) => loadInteraction(ctx, services.provider(), config, ctx.params.uid as string);
@@ -78,47 +120,6 @@ export function interactionRoutes(router: Router, services: Services) {
     services.security.pageHeaders(ctx, loaded.details.resources[0]);
   });
 
-  /** A verified signer: the grant for what the client asked, the sign-in's record, the result for oidc-provider. */
-  async function signIn(ctx: Context, loaded: LoadedInteraction, body: SignedBody, progress: SignInProgress) {
-    const { interaction, details, oidcClient } = loaded;
-    if (interaction.result && 'login' in interaction.result) {
-      throw new HttpError('INTERACTION_COMPLETED', 'this sign-in was already completed');
-    }
-    const signer = await verifySigner(services, details, body, { client: oidcClient, progress });
-    const { accountId, method } = signer;
-    readAheadForSignIn(store, signer.wallet);
-    const returnTo = await completeInteraction(store, loaded, async () => {
-      const provider = services.provider();
-      const signedInAt = Date.now();
-      // The Signet account the wallet belongs to (a new one at its first sign-in).
-      const { account, created } = await accountForSignIn(store, signer.wallet, signedInAt);
-      if (created) services.audit.write('account.created', { account: account.id, wallet: signer.wallet, ...requestFields(ctx) });
-      const redirectUris = await signedRedirectUris(store, redirectUriOf(loaded), {
-        grantId: interaction.grantId,
-        accountId,
-      });
-      const grantId = await grantAsAsked(provider, loaded, accountId);
-      await saveSignIn(store, grantId, { ...signer, account: account.id, signedInAt, redirectUris }, TTL.Grant);
-      await recordWalletSignIn(store, signer.wallet, grantId, {
-        name: signer.ensName,
-        avatar: signer.avatar,
-        lastUsedAt: signedInAt,
-      });
-      // The client has now been used (once per client and process it costs a write).
-      await services.clients.usage.recordSignIn(String(interaction.params.client_id));
-      // `signet` is read when oidc-provider saves the session (accounts/sessions.ts): who signed it in.
-      const login: SessionLogin = { account: account.id, wallet: signer.wallet, accountId, signedInAt };
-      return { login: { accountId, remember: true }, consent: { grantId }, signet: login };
-    });
-    metrics.signIn('success', method);
-    logger.info(
-      { event: 'sign_in', sub: accountId, client_id: interaction.params.client_id, method, ens: signer.ensName },
-      'sign-in verified',
-    );
-    auditSignIn(services.audit, ctx, loaded, { account: accountId, method, ens: signer.ensName });
-    return returnTo;
-  }
-
   router.post('/interaction/:uid', async (ctx) => {
     let loaded: LoadedInteraction | undefined;
     let body: { message: string; signature: string } | undefined;
@@ -127,7 +128,7 @@ export function interactionRoutes(router: Router, services: Services) {
       await services.limits.check(ctx, 'interaction');
       body = await readSignedMessage(ctx, config.interactionBodyLimit);
       loaded = await load(ctx);
-      redirectOnward(ctx, await signIn(ctx, loaded, body, progress));
+      redirectOnward(ctx, await signIn(services, ctx, loaded, body, progress));
     } catch (error) {
       const failure = httpErrorOf(error);
       metrics.signIn(failure.code, 'unknown');
