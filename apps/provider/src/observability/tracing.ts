@@ -59,8 +59,8 @@ function rpcMethods(body: unknown): string[] {
   }
 }
 
-/** Starts the SDK (the one place OpenTelemetry is imported) and returns the hooks. */
-export async function startTracing(settings: TracingSettings & { enabled: true }): Promise<Tracing> {
+/** The SDK, its exporters and the W3C propagator, registered: the one place OpenTelemetry is imported. */
+async function startSdk(settings: TracingSettings & { enabled: true }) {
   const [api, sdk, resources, core] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/sdk-trace-node'),
@@ -87,22 +87,13 @@ export async function startTracing(settings: TracingSettings & { enabled: true }
   const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: processors });
   provider.register({ propagator: new core.W3CTraceContextPropagator() });
   const tracer: Tracer = provider.getTracer('signet');
+  return { api, provider, tracer };
+}
+
+/** One SERVER span per request, continuing an incoming `traceparent`. */
+function requestSpans(tracer: Tracer, api: typeof import('@opentelemetry/api')): Middleware {
   const { SpanKind, SpanStatusCode, context, propagation, trace, ROOT_CONTEXT } = api;
-
-  const inSpan = async <T>(name: string, options: { attributes: Attributes; kind?: number }, run: (span: Span) => Promise<T>) =>
-    tracer.startActiveSpan(name, options, async (span) => {
-      try {
-        return await run(span);
-      } catch (error) {
-        // The error's name, not its message: messages can carry URLs and addresses.
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.name ?? 'Error' });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
-
-  const middleware: Middleware = async (ctx: Context, next) => {
+  return async (ctx: Context, next) => {
     const parent = propagation.extract(ROOT_CONTEXT, ctx.headers);
     const span = tracer.startSpan(
       ctx.method,
@@ -126,6 +117,27 @@ export async function startTracing(settings: TracingSettings & { enabled: true }
       span.end();
     }
   };
+}
+
+/** Starts the SDK and returns the hooks. */
+export async function startTracing(settings: TracingSettings & { enabled: true }): Promise<Tracing> {
+  const { api, provider, tracer } = await startSdk(settings);
+  const { SpanKind, SpanStatusCode, context, propagation, trace } = api;
+
+  const inSpan = async <T>(name: string, options: { attributes: Attributes; kind?: number }, run: (span: Span) => Promise<T>) =>
+    tracer.startActiveSpan(name, options, async (span) => {
+      try {
+        return await run(span);
+      } catch (error) {
+        // The error's name, not its message: messages can carry URLs and addresses.
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.name ?? 'Error' });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+
+  const middleware = requestSpans(tracer, api);
 
   const rpcFetch =
     (chainId: number): typeof fetch =>

@@ -118,6 +118,28 @@ export type AdapterOptions = {
   lostConsume?(model: string, id: string, payload: Payload): boolean;
 };
 
+/**
+ * A model's record (and, for one-time models, its consumed marker) in one read, with the records
+ * it names where the store reads them together; a token's grant read ahead.
+ */
+async function findPayload(store: AdapterStore, name: string, key: string): Promise<Payload | undefined> {
+  const references = REFERENCES[name];
+  const read = async (keys: string[]) =>
+    references && store.getFollowing
+      ? store.getFollowing(keys, references)
+      : keys.length === 1
+        ? [await store.get(keys[0] as string)]
+        : store.getMany(keys);
+  // Only one-time models have a consumed marker: the others cost one read, not two.
+  const consumable = CONSUMABLE.has(name);
+  const [value, consumed] = await read(consumable ? [key, `${key}:consumed`] : [key]);
+  if (value === undefined) return undefined;
+  const payload = JSON.parse(value) as Payload;
+  if (consumable && consumed !== undefined) payload.consumed = Number(consumed);
+  if (payload.grantId && READ_WITH_GRANT.has(name)) store.prefetch?.([`oidc:Grant:${payload.grantId}`]);
+  return payload;
+}
+
 export function createOidcAdapter(store: AdapterStore, options: AdapterOptions = {}) {
   /**
    * Session uid → the session id this process stored it under, until the uid's record expires
@@ -160,28 +182,7 @@ export function createOidcAdapter(store: AdapterStore, options: AdapterOptions =
     }
 
     async find(id: string): Promise<Payload | undefined> {
-      const key = this.key(id);
-      const references = REFERENCES[this.name];
-      const read = async (keys: string[]) =>
-        references && store.getFollowing
-          ? store.getFollowing(keys, references)
-          : keys.length === 1
-            ? [await store.get(keys[0] as string)]
-            : store.getMany(keys);
-      // Only one-time models have a consumed marker: the others cost one read, not two.
-      if (!CONSUMABLE.has(this.name)) {
-        const [value] = await read([key]);
-        if (value === undefined) return undefined;
-        const payload = JSON.parse(value) as Payload;
-        if (payload.grantId && READ_WITH_GRANT.has(this.name)) store.prefetch?.([`oidc:Grant:${payload.grantId}`]);
-        return payload;
-      }
-      const [value, consumed] = await read([key, `${key}:consumed`]);
-      if (value === undefined) return undefined;
-      const payload = JSON.parse(value) as Payload;
-      if (consumed !== undefined) payload.consumed = Number(consumed);
-      if (payload.grantId && READ_WITH_GRANT.has(this.name)) store.prefetch?.([`oidc:Grant:${payload.grantId}`]);
-      return payload;
+      return findPayload(store, this.name, this.key(id));
     }
 
     async findByUid(uid: string) {

@@ -50,11 +50,45 @@ export type TrackedReadsOptions = {
   onChange?: (active: boolean, reason?: string) => void;
 };
 
+/**
+ * The values held in memory and their generation: a read remembers its value only if nothing was
+ * invalidated since it began (its token is still the generation).
+ */
+class HeldValues {
+  readonly #entries = new Map<string, { value: string; at: number }>();
+  generation = 0;
+
+  constructor(
+    private readonly maxAgeMs: number,
+    private readonly maxEntries: number,
+  ) {}
+
+  get(key: string): string | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (Date.now() - entry.at >= this.maxAgeMs) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  remember(key: string, value: string, token: number) {
+    if (token !== this.generation) return;
+    if (this.#entries.size >= this.maxEntries) this.#entries.clear();
+    this.#entries.set(key, { value, at: Date.now() });
+  }
+
+  /** Forgets `keys`, or everything (undefined), and moves the generation on. */
+  invalidate(keys?: Iterable<string>) {
+    if (keys === undefined) this.#entries.clear();
+    else for (const key of keys) this.#entries.delete(String(key));
+    this.generation += 1;
+  }
+}
+
 export function trackReads(client: Redis, prefixes: readonly string[], options: TrackedReadsOptions = {}): TrackedReads {
-  const maxAgeMs = options.maxAgeMs ?? 10_000;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const entries = new Map<string, { value: string; at: number }>();
-  let generation = 0;
+  const held = new HeldValues(options.maxAgeMs ?? 10_000, options.maxEntries ?? 10_000);
   let active = false;
   let closed = false;
   /** Bumped whenever either connection closes: a setup begun before it is abandoned. */
@@ -68,10 +102,7 @@ export function trackReads(client: Redis, prefixes: readonly string[], options: 
   const subscriber = client.duplicate({ protocol: 2, autoResubscribe: false, lazyConnect: true, enableOfflineQueue: false });
   subscriber.on('error', () => {});
 
-  const drop = () => {
-    entries.clear();
-    generation += 1;
-  };
+  const drop = () => held.invalidate();
   const stop = (reason?: string) => {
     drop();
     if (active) {
@@ -84,9 +115,7 @@ export function trackReads(client: Redis, prefixes: readonly string[], options: 
   // carries an array of keys (or nothing, when Redis flushed everything).
   subscriber.on('messageBuffer', (channel: Buffer, message: unknown) => {
     if (channel.toString() !== INVALIDATE_CHANNEL) return;
-    generation += 1;
-    if (Array.isArray(message)) for (const key of message) entries.delete(String(key));
-    else entries.clear();
+    held.invalidate(Array.isArray(message) ? (message as unknown[]).map(String) : undefined);
   });
 
   const setUp = async () => {
@@ -132,26 +161,12 @@ export function trackReads(client: Redis, prefixes: readonly string[], options: 
 
   return {
     tracks: (key) => prefixes.some((prefix) => key.startsWith(prefix)),
-    cached(key) {
-      if (!active) return undefined;
-      const entry = entries.get(key);
-      if (entry === undefined) return undefined;
-      if (Date.now() - entry.at >= maxAgeMs) {
-        entries.delete(key);
-        return undefined;
-      }
-      return entry.value;
-    },
-    begin: () => generation,
+    cached: (key) => (active ? held.get(key) : undefined),
+    begin: () => held.generation,
     remember(key, value, token) {
-      if (!active || token !== generation) return;
-      if (entries.size >= maxEntries) entries.clear();
-      entries.set(key, { value, at: Date.now() });
+      if (active) held.remember(key, value, token);
     },
-    forget(keys) {
-      for (const key of keys) entries.delete(key);
-      generation += 1;
-    },
+    forget: (keys) => held.invalidate(keys),
     get active() {
       return active;
     },
