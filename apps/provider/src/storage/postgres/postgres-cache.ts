@@ -21,6 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { HeldValues } from '../held-values.ts';
 
 const PROBE = 'signet-probe:';
 
@@ -50,42 +51,51 @@ export type CachedReadsOptions = {
   onChange?: (active: boolean, reason?: string) => void;
 };
 
+/** Probe announcements: one sent at a time, answered when it comes back on the subscription. */
+class Probes {
+  #awaited: { payload: string; arrived: () => void } | undefined;
+
+  constructor(
+    private readonly announce: (payload: string) => Promise<void>,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Announces a probe; true when it arrives within the time allowed. */
+  async send(): Promise<boolean> {
+    const payload = `${PROBE}${randomBytes(9).toString('base64url')}`;
+    let timer: NodeJS.Timeout | undefined;
+    const arrived = new Promise<boolean>((resolve) => {
+      this.#awaited = { payload, arrived: () => resolve(true) };
+      timer = setTimeout(() => resolve(false), this.timeoutMs);
+    });
+    try {
+      await this.announce(payload);
+      return await arrived;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+      if (this.#awaited?.payload === payload) this.#awaited = undefined;
+    }
+  }
+
+  arrived(payload: string) {
+    if (this.#awaited?.payload === payload) this.#awaited.arrived();
+  }
+}
+
 export function cachedReads(config: pg.ClientConfig, options: CachedReadsOptions): CachedReads {
-  const maxEntries = options.maxEntries ?? 10_000;
-  const maxAgeMs = options.maxAgeMs ?? 60_000;
-  const entries = new Map<string, { value: string; at: number }>();
-  let generation = 0;
+  const held = new HeldValues(options.maxAgeMs ?? 60_000, options.maxEntries ?? 10_000);
   let active = false;
   let closed = false;
   let listener: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let probing: NodeJS.Timeout | undefined;
-  /** The probe awaited, and what to do when it arrives. */
-  let awaited: { payload: string; arrived: () => void } | undefined;
-
+  const probes = new Probes(options.announce, options.probeTimeoutMs ?? 5000);
   /** Announces a probe and waits for it on `client`'s subscription; false when it does not come. */
-  const probe = async (client: pg.Client): Promise<boolean> => {
-    const payload = `${PROBE}${randomBytes(9).toString('base64url')}`;
-    let timer: NodeJS.Timeout | undefined;
-    const arrived = new Promise<boolean>((resolve) => {
-      awaited = { payload, arrived: () => resolve(true) };
-      timer = setTimeout(() => resolve(false), options.probeTimeoutMs ?? 5000);
-    });
-    try {
-      await options.announce(payload);
-      return (await arrived) && listener === client;
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-      if (awaited?.payload === payload) awaited = undefined;
-    }
-  };
+  const probe = async (client: pg.Client) => (await probes.send()) && listener === client;
 
-  const drop = () => {
-    entries.clear();
-    generation += 1;
-  };
+  const drop = () => held.invalidate();
   const setActive = (now: boolean, reason?: string) => {
     if (now === active) return;
     active = now;
@@ -112,11 +122,10 @@ export function cachedReads(config: pg.ClientConfig, options: CachedReadsOptions
     client.on('notification', (message) => {
       const payload = message.payload ?? '';
       if (payload.startsWith(PROBE)) {
-        if (awaited?.payload === payload) awaited.arrived();
+        probes.arrived(payload);
         return;
       }
-      entries.delete(payload);
-      generation += 1;
+      held.invalidate([payload]);
     });
     try {
       await client.connect();
@@ -150,20 +159,14 @@ export function cachedReads(config: pg.ClientConfig, options: CachedReadsOptions
     },
     covers: (key) => key.startsWith(options.prefix),
     async read(key, load) {
-      const held = active ? entries.get(key) : undefined;
-      if (held && Date.now() - held.at < maxAgeMs) return held.value;
-      const before = generation;
+      const cached = active ? held.get(key) : undefined;
+      if (cached !== undefined) return cached;
+      const before = held.generation;
       const { value, expires } = await load();
-      if (active && before === generation && value !== undefined && !expires) {
-        if (entries.size >= maxEntries) entries.clear();
-        entries.set(key, { value, at: Date.now() });
-      }
+      if (active && value !== undefined && !expires) held.remember(key, value, before);
       return value;
     },
-    writing(keys) {
-      for (const key of keys) entries.delete(key);
-      generation += 1;
-    },
+    writing: (keys) => held.invalidate(keys),
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);

@@ -22,6 +22,7 @@
  * commands, a proxy that refuses them) every read goes to Redis, as without this.
  */
 import type { Redis } from 'ioredis';
+import { HeldValues } from '../held-values.ts';
 
 const INVALIDATE_CHANNEL = '__redis__:invalidate';
 
@@ -49,43 +50,6 @@ export type TrackedReadsOptions = {
   /** Told when serving from memory starts or stops, and why it could not start. */
   onChange?: (active: boolean, reason?: string) => void;
 };
-
-/**
- * The values held in memory and their generation: a read remembers its value only if nothing was
- * invalidated since it began (its token is still the generation).
- */
-class HeldValues {
-  readonly #entries = new Map<string, { value: string; at: number }>();
-  generation = 0;
-
-  constructor(
-    private readonly maxAgeMs: number,
-    private readonly maxEntries: number,
-  ) {}
-
-  get(key: string): string | undefined {
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    if (Date.now() - entry.at >= this.maxAgeMs) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
-  }
-
-  remember(key: string, value: string, token: number) {
-    if (token !== this.generation) return;
-    if (this.#entries.size >= this.maxEntries) this.#entries.clear();
-    this.#entries.set(key, { value, at: Date.now() });
-  }
-
-  /** Forgets `keys`, or everything (undefined), and moves the generation on. */
-  invalidate(keys?: Iterable<string>) {
-    if (keys === undefined) this.#entries.clear();
-    else for (const key of keys) this.#entries.delete(String(key));
-    this.generation += 1;
-  }
-}
 
 export function trackReads(client: Redis, prefixes: readonly string[], options: TrackedReadsOptions = {}): TrackedReads {
   const held = new HeldValues(options.maxAgeMs ?? 10_000, options.maxEntries ?? 10_000);
