@@ -102,6 +102,51 @@ async function deploy(
   return getAddress(receipt.contractAddress);
 }
 
+/** A token contract of the kind asked, deployed, with mint and move helpers (the access-condition tests' fixtures). */
+async function deployToken(
+  kind: Parameters<Testchain['deployToken']>[0],
+  artifacts: Record<string, Artifact>,
+  deployArtifact: (artifact: Artifact) => Promise<Address>,
+  send: (to: Address, data: Hex) => Promise<void>,
+): ReturnType<Testchain['deployToken']> {
+  const artifact = artifacts[{ erc20: 'TestERC20', erc721: 'TestERC721', erc1155: 'TestERC1155' }[kind]] as Artifact;
+  const address = await deployArtifact(artifact);
+  const call = (functionName: string, args: readonly unknown[]) =>
+    send(address, encodeFunctionData({ abi: artifact.abi, functionName, args } as never));
+  return {
+    kind,
+    address,
+    mint: (to, { id = 0n, amount = 1n }) =>
+      kind === 'erc20' ? call('mint', [to, amount]) : kind === 'erc721' ? call('mint', [to, id]) : call('mint', [to, id, amount]),
+    move: (from, to, { id = 0n, amount = 1n }) =>
+      kind === 'erc20'
+        ? call('move', [from, to, amount])
+        : kind === 'erc721'
+          ? call('move', [to, id])
+          : call('move', [from, to, id, amount]),
+  };
+}
+
+/** ENS deployed on the chain: registry, resolvers, the universal resolver where mainnet has it. */
+function ensOnChain(
+  artifacts: Record<string, Artifact>,
+  deployer: PrivateKeyAccount,
+  chain: {
+    walletClient: Parameters<typeof deploy>[0];
+    publicClient: Parameters<typeof deploy>[1];
+    send: (to: Address, data: Hex) => Promise<void>;
+    placeAt: (target: Address, deployed: Address) => Promise<void>;
+  },
+): Promise<Ens> {
+  return deployEns({
+    artifacts,
+    deployer,
+    deploy: (artifact, args = []) => deploy(chain.walletClient, chain.publicClient, deployer, artifact, args),
+    send: chain.send,
+    placeAt: chain.placeAt,
+  });
+}
+
 export async function startTestchain(options: TestchainOptions = {}): Promise<Testchain> {
   const chainId = options.chainId ?? 31337;
   const withEns = options.ens ?? true;
@@ -135,24 +180,14 @@ export async function startTestchain(options: TestchainOptions = {}): Promise<Te
   const contracts: Testchain['contracts'] = { walletFactory, multicall3: MULTICALL3_ADDRESS };
   let chain: Chain = baseChain;
 
-  let ens: Ens | undefined;
-  if (withEns) {
-    ens = await deployEns({
-      artifacts,
-      deployer,
-      deploy: (artifact, args = []) => deploy(walletClient, publicClient, deployer, artifact, args),
-      send,
-      placeAt,
-    });
+  const ens = withEns ? await ensOnChain(artifacts, deployer, { walletClient, publicClient, send, placeAt }) : undefined;
+  if (ens) {
     Object.assign(contracts, {
       ensRegistry: ens.registry,
       publicResolver: ens.publicResolver,
       universalResolver: ens.universalResolver,
     });
-    chain = defineChain({
-      ...baseChain,
-      contracts: { ensUniversalResolver: { address: CANONICAL_UNIVERSAL_RESOLVER } },
-    });
+    chain = defineChain({ ...baseChain, contracts: { ensUniversalResolver: { address: CANONICAL_UNIVERSAL_RESOLVER } } });
   }
   const requireEns = () => {
     if (!ens) throw new Error('this testchain was started without ENS');
@@ -191,28 +226,8 @@ export async function startTestchain(options: TestchainOptions = {}): Promise<Te
     wrap6492(signature, wallet) {
       return serializeErc6492Signature({ address: wallet.factory, data: wallet.factoryData, signature });
     },
-    async deployToken(kind) {
-      const artifact = artifacts[{ erc20: 'TestERC20', erc721: 'TestERC721', erc1155: 'TestERC1155' }[kind]] as Artifact;
-      const address = await deploy(walletClient, publicClient, deployer, artifact);
-      const call = (functionName: string, args: readonly unknown[]) =>
-        send(address, encodeFunctionData({ abi: artifact.abi, functionName, args } as never));
-      return {
-        kind,
-        address,
-        mint: (to, { id = 0n, amount = 1n }) =>
-          kind === 'erc20'
-            ? call('mint', [to, amount])
-            : kind === 'erc721'
-              ? call('mint', [to, id])
-              : call('mint', [to, id, amount]),
-        move: (from, to, { id = 0n, amount = 1n }) =>
-          kind === 'erc20'
-            ? call('move', [from, to, amount])
-            : kind === 'erc721'
-              ? call('move', [to, id])
-              : call('move', [from, to, id, amount]),
-      };
-    },
+    deployToken: (kind) =>
+      deployToken(kind, artifacts, (artifact) => deploy(walletClient, publicClient, deployer, artifact), send),
     async setBalance(address, wei) {
       await publicClient.request({ method: 'hardhat_setBalance' as never, params: [address, toHex(wei)] as never });
     },

@@ -102,6 +102,27 @@ export type PostgresCluster = {
   destroy(): Promise<void>;
 };
 
+/** A CA and a server certificate for 127.0.0.1 and localhost, made with openssl, in the data directory; the CA's file. */
+function serverCertificate(root: string, data: string, owner: ReturnType<typeof runAs>): string {
+  const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'pipe', cwd: root });
+  try {
+    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+    openssl(['req', '-x509', ...ec, '-days', '1', '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-subj', '/CN=signet test CA']);
+    openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
+    writeFileSync(join(root, 'san.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+    const ca = ['-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial'];
+    openssl(['x509', '-req', '-in', 'server.csr', ...ca, '-days', '1', '-out', 'server.crt', '-extfile', 'san.cnf']);
+  } catch (error) {
+    throw new Error(`this test needs the openssl command (apt-get install -y openssl): ${(error as Error).message}`);
+  }
+  for (const file of ['server.key', 'server.crt']) {
+    copyFileSync(join(root, file), join(data, file));
+    chmodSync(join(data, file), 0o600);
+    if (owner) chownSync(join(data, file), owner.uid, owner.gid);
+  }
+  return join(root, 'ca.pem');
+}
+
 /**
  * A throw-away cluster on a free loopback port, trust authentication. `tls`: a CA and a server
  * certificate for 127.0.0.1 and localhost made with openssl, ssl=on. `settings`: more `-c` options.
@@ -137,23 +158,7 @@ export async function startPostgresCluster(
     ...options.settings,
   };
   if (options.tls) {
-    caFile = join(root, 'ca.pem');
-    const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'pipe', cwd: root });
-    try {
-      const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-      openssl(['req', '-x509', ...ec, '-days', '1', '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-subj', '/CN=signet test CA']);
-      openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
-      writeFileSync(join(root, 'san.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-      const ca = ['-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial'];
-      openssl(['x509', '-req', '-in', 'server.csr', ...ca, '-days', '1', '-out', 'server.crt', '-extfile', 'san.cnf']);
-    } catch (error) {
-      throw new Error(`this test needs the openssl command (apt-get install -y openssl): ${(error as Error).message}`);
-    }
-    for (const file of ['server.key', 'server.crt']) {
-      copyFileSync(join(root, file), join(data, file));
-      chmodSync(join(data, file), 0o600);
-      if (owner) chownSync(join(data, file), owner.uid, owner.gid);
-    }
+    caFile = serverCertificate(root, data, owner);
     Object.assign(settings, { ssl: 'on', ssl_cert_file: 'server.crt', ssl_key_file: 'server.key' });
   }
   const args = ['-D', data, ...Object.entries(settings).flatMap(([key, value]) => ['-c', `${key}=${value}`])];
