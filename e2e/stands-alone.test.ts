@@ -78,9 +78,9 @@ describe('the repository stands alone', () => {
 
   it('the checks see what they are for: a path out of the repository is found, one inside is not', () => {
     const found = (file: string, text: string) => pathsOf(file, text).filter(({ resolved }) => !inside(resolved));
-    expect(found('packages/siwe/src/x.test.ts', "join(import.meta.dirname, '..', '..', '..', '..', 'elsewhere', 'v')")).not.toEqual(
-      [],
-    );
+    expect(
+      found('packages/siwe/src/x.test.ts', "join(import.meta.dirname, '..', '..', '..', '..', 'elsewhere', 'v')"),
+    ).not.toEqual([]);
     expect(found('packages/siwe/src/x.test.ts', "join(import.meta.dirname, '..', 'test', 'vectors')")).toHaveLength(0);
     expect(found('e2e/x.test.ts', "new URL('../../elsewhere/DESIGN.md', import.meta.url)")).not.toEqual([]);
     expect(found('e2e/x.test.ts', "readFileSync('../../spec/a.md')")).not.toEqual([]);
