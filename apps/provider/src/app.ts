@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import { redactUrls, SettingsError } from '@signet/settings';
-import { createChainRegistry } from '@signet/siwe';
+import type { ChainRegistry } from '@signet/siwe/offline';
 import type { Context, Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { accountRoutes } from './account-page/routes.ts';
@@ -48,7 +48,7 @@ import {
 } from './oidc/keys.ts';
 import { createProvider } from './oidc/provider.ts';
 import { createAccessGate } from './onchain/access.ts';
-import { createEnsResolver } from './onchain/names/index.ts';
+import type { EnsResolver } from './onchain/names/index.ts';
 import { passkeyRoutes } from './passkeys/routes.ts';
 import { logoutRedirects } from './redirects/logout.ts';
 import { unusedClientErrors } from './redirects/unused-clients.ts';
@@ -134,25 +134,39 @@ async function openStore(config: Config, logger: Logger, metrics: Metrics, traci
 }
 
 /** The chains (signature checks, access conditions) and ENS, over the configured RPC nodes. */
-function onchain(config: Config, store: Store, logger: Logger, metrics: Metrics, tracing: Tracing) {
-  const chains = createChainRegistry(config.rpcUrls, {
-    timeoutMs: config.rpcTimeoutMs,
-    signatureVerifiers: config.signatureVerifiers,
-    fetchFor: tracing.rpcFetch,
-  });
+/**
+ * No RPC node configured: no chain to ask and no ENS. viem then stays unloaded (idle memory,
+ * docs/performance.md): the chain registry and the ENS resolver load it, and only when configured;
+ * an EOA's signature is checked offline (@signet/siwe/offline), a gate's check (onchain/holdings.ts)
+ * loads it at the first gated sign-in.
+ */
+const NO_CHAINS: ChainRegistry = { chainIds: [], get: () => undefined };
+const NO_ENS: EnsResolver = { resolve: async () => ({}) };
+const hasChains = (config: Config) => Object.keys(config.rpcUrls).length > 0;
+
+async function onchain(config: Config, store: Store, logger: Logger, metrics: Metrics, tracing: Tracing) {
+  const chains = hasChains(config)
+    ? (await import('@signet/siwe')).createChainRegistry(config.rpcUrls, {
+        timeoutMs: config.rpcTimeoutMs,
+        signatureVerifiers: config.signatureVerifiers,
+        fetchFor: tracing.rpcFetch,
+      })
+    : NO_CHAINS;
   const access = createAccessGate({ chains, timeoutMs: config.rpcTimeoutMs, cacheSeconds: config.accessCacheSeconds });
-  const ens = createEnsResolver({
-    rpcUrl: config.ens.rpcUrl,
-    universalResolver: config.ens.universalResolver,
-    cacheTtlSeconds: config.ens.cacheTtlSeconds,
-    timeoutMs: config.ens.timeoutMs,
-    ccipRead: config.ens.ccipRead,
-    store,
-    logger,
-    allowPrivate: config.allowPrivateFetch,
-    onLookup: (outcome) => metrics.ensLookup(outcome),
-    fetchFn: tracing.rpcFetch?.(1),
-  });
+  const ens = config.ens.rpcUrl
+    ? (await import('./onchain/names/index.ts')).createEnsResolver({
+        rpcUrl: config.ens.rpcUrl,
+        universalResolver: config.ens.universalResolver,
+        cacheTtlSeconds: config.ens.cacheTtlSeconds,
+        timeoutMs: config.ens.timeoutMs,
+        ccipRead: config.ens.ccipRead,
+        store,
+        logger,
+        allowPrivate: config.allowPrivateFetch,
+        onLookup: (outcome) => metrics.ensLookup(outcome),
+        fetchFn: tracing.rpcFetch?.(1),
+      })
+    : NO_ENS;
   return { chains, access, ens };
 }
 
@@ -222,7 +236,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ? { connectSources: WALLETCONNECT_SOURCES.connect, frameSources: WALLETCONNECT_SOURCES.frame }
       : {}),
   });
-  const { chains, access, ens } = onchain(config, store, logger, metrics, tracing);
+  const { chains, access, ens } = await onchain(config, store, logger, metrics, tracing);
   const limits = createRateLimits(store, config, logger, metrics);
   const clients = await startClientHousekeeping(config, store, logger);
   const assets = webAssets();

@@ -4,7 +4,7 @@
  * SIWE, SIWS and SIWB failures keep their library's stable types as their codes.
  */
 import { isSiwbError, SIWB_ERROR_TYPES, type SiwbErrorType, siwbErrorStatus } from '@signet/siwb/message';
-import { isSiweError, SIWE_ERROR_TYPES, type SiweErrorType, siweErrorStatus } from '@signet/siwe';
+import { isSiweError, SIWE_ERROR_TYPES, type SiweErrorType, siweErrorStatus } from '@signet/siwe/offline';
 import { isSiwsError, type SiwsErrorType, siwsErrorStatus } from '@signet/siws/message';
 import type { Context } from 'koa';
 import { StorageUnavailableError } from './storage/store.ts';

@@ -1,4 +1,9 @@
-export { MAX_SIWE_MESSAGE_LENGTH } from './constants.ts';
+/**
+ * `@signet/siwe`: everything. What needs no RPC node (parsing, validation, an EOA's signature,
+ * keccak, addresses) is `@signet/siwe/offline` too, which loads no part of viem until a contract
+ * wallet is checked; the chain registry and the contract-wallet helpers below load viem.
+ */
+
 export {
   CONTRACT_WALLET_GAS_CAP,
   type ContractWalletMethod,
@@ -6,44 +11,4 @@ export {
   ETH_CALL_GAS_CAP,
 } from './contractWallets.ts';
 export { type ChainRegistry, type ChainRegistryOptions, createChainRegistry } from './createChainRegistry.ts';
-export { type CreateSiweMessageParameters, createSiweMessage } from './createSiweMessage.ts';
-export {
-  isSiweError,
-  SIWE_ERROR_TYPES,
-  SiweError,
-  type SiweErrorOptions,
-  type SiweErrorType,
-  type SiweField,
-  siweErrorStatus,
-} from './errors.ts';
-export { generateNonce } from './generateNonce.ts';
-export { isSiweUri } from './grammar.ts';
-export { keccak256, keccakReady } from './keccak256.ts';
-export { CHAINS_WITHOUT_DEPLOYLESS_CALLS, KNOWN_SIGNATURE_VERIFIERS } from './knownChains.ts';
-export { type ParseSiweMessageOptions, parseSiweMessage } from './parseSiweMessage.ts';
-export {
-  personalSignHash,
-  recoverPersonalSignAddress,
-  SECP256K1_BACKEND,
-  secp256k1Recover,
-} from './recoverPersonalSignAddress.ts';
-export { SignInError } from './signInError.ts';
-export { siweTime } from './siweTime.ts';
-export type { SiweMessage } from './types.ts';
-export {
-  DEFAULT_CLOCK_SKEW_MS,
-  type SiweExpectations,
-  validateSiweFields,
-  validateSiweMessage,
-  validateSiweTimes,
-} from './validateSiweMessage.ts';
-export { type VerifySiweParameters, verifySiwe } from './verifySiwe.ts';
-export {
-  isEoaSignatureOf,
-  type SiweVerificationClient,
-  type SiweVerificationMethod,
-  type VerifySiweSignatureParameters,
-  type VerifySiweSignatureReturnType,
-  verifyContractWalletSignature,
-  verifySiweSignature,
-} from './verifySiweSignature.ts';
+export * from './offline.ts';

@@ -56,6 +56,18 @@ export const SECP256K1_BACKEND: 'native' | 'wasm' = backend.name;
 /** Recovery with one named backend (tests and benchmarks compare them); throws if it cannot load. */
 export const secp256k1Recover = (name: 'native' | 'wasm'): Recover => BACKENDS[name]();
 
+/**
+ * The uncompressed public key (65 bytes, 0x04‖x‖y) that made the 64-byte signature r‖s of
+ * `hash` with `recoveryId`, or undefined when there is none (r or s out of range, or zero).
+ */
+export function recoverSecp256k1PublicKey(hash: Uint8Array, signature64: Uint8Array, recoveryId: 0 | 1): Uint8Array | undefined {
+  try {
+    return backend.recover(hash, signature64, recoveryId) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** 0x and 65 bytes in hex: r, s and v. */
 const SIGNATURE_65 = /^0x[0-9a-fA-F]{130}$/;
 

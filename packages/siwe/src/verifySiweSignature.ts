@@ -1,10 +1,10 @@
-import { type Address, hashMessage, isErc6492Signature, isHex, type PublicClient } from 'viem';
-import { type ContractWalletMethod, checkContractWallet } from './contractWallets.ts';
+import type { Address, PublicClient } from 'viem';
+import type { ContractWalletMethod } from './contractWallets.ts';
 import type { ChainRegistry } from './createChainRegistry.ts';
 import { createSiweMessage } from './createSiweMessage.ts';
 import { SiweError } from './errors.ts';
 import { type ParseSiweMessageOptions, parseSiweMessage } from './parseSiweMessage.ts';
-import { recoverPersonalSignAddress } from './recoverPersonalSignAddress.ts';
+import { personalSignHash, recoverPersonalSignAddress } from './recoverPersonalSignAddress.ts';
 import type { SiweMessage } from './types.ts';
 
 /** Where contract-wallet checks go: one client (for one chain) or a registry of chains. */
@@ -28,6 +28,17 @@ export type VerifySiweSignatureReturnType = {
   chainId: number;
   method: SiweVerificationMethod;
 };
+
+/**
+ * ERC-6492's magic suffix: a signature ending with it wraps a wallet not deployed yet. Checked
+ * here rather than with viem's isErc6492Signature so that an EOA's sign-in, checked offline,
+ * loads no part of viem: it, and the contract-wallet checks (contractWallets.ts), load at the
+ * first contract wallet.
+ */
+const ERC6492_SUFFIX = '6492649264926492649264926492649264926492649264926492649264926492';
+const isErc6492Signature = (signature: string) => signature.length >= 66 && signature.endsWith(ERC6492_SUFFIX);
+/** 0x followed by hex digits (strict, as viem's isHex with strict: true). */
+const HEX = /^0x[0-9a-fA-F]*$/;
 
 const isRegistry = (client: SiweVerificationClient): client is ChainRegistry =>
   typeof (client as ChainRegistry).get === 'function' && Array.isArray((client as ChainRegistry).chainIds);
@@ -80,7 +91,7 @@ export async function verifyParsedSignature(
 }
 
 function assertHexSignature(signature: string) {
-  if (typeof signature !== 'string' || !isHex(signature, { strict: true }) || signature.length % 2 !== 0) {
+  if (typeof signature !== 'string' || !HEX.test(signature) || signature.length % 2 !== 0) {
     throw new SiweError('INVALID_SIGNATURE', 'signature is not hex bytes (0x followed by an even number of hex digits)', {
       field: 'signature',
     });
@@ -96,7 +107,7 @@ function assertHexSignature(signature: string) {
  */
 export function isEoaSignatureOf(message: SiweMessage, text: string, signature: string): boolean {
   assertHexSignature(signature);
-  if (isErc6492Signature(signature as `0x${string}`) || signature.length !== 132) return false;
+  if (isErc6492Signature(signature) || signature.length !== 132) return false;
   return recoverPersonalSignAddress(text, signature as `0x${string}`) === message.address.toLowerCase();
 }
 
@@ -123,11 +134,13 @@ export async function verifyContractWalletSignature(
       'INVALID_SIGNATURE',
       signature === '0x'
         ? `the signature is empty, which only a contract wallet can accept, and ${noRpc}`
-        : signature.length === 132 && !isErc6492Signature(signature as `0x${string}`)
+        : signature.length === 132 && !isErc6492Signature(signature)
           ? `signature was not made by ${address} (and ${noRpc})`
           : `signature is not an EOA signature and ${noRpc}`,
       { field: 'signature' },
     );
   }
-  return checkContractWallet(chainClient, address, hashMessage(text), signature as `0x${string}`, chainId);
+  const { checkContractWallet } = await import('./contractWallets.ts');
+  const hash = `0x${Buffer.from(personalSignHash(text)).toString('hex')}` as const;
+  return checkContractWallet(chainClient, address, hash, signature as `0x${string}`, chainId);
 }

@@ -13,7 +13,7 @@
  * (NONCE_MISMATCH).
  */
 import { randomBytes } from 'node:crypto';
-import { SiweError } from '@signet/siwe';
+import { SiweError } from '@signet/siwe/offline';
 import type { Config } from '../config.ts';
 import { TTL } from '../deployment/lifetimes.ts';
 import { buildDetails, type InteractionDetails, nonceOf } from '../signin/details.ts';

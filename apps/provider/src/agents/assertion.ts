@@ -18,12 +18,13 @@
  *   `exp` and `nbf` are honoured with CLOCK_SKEW_SECONDS; `jti` is required (claimed once by the
  *   grant, grant.ts). Every refusal is `invalid_grant` with its own `error_description`.
  */
-import { createPublicKey, type KeyObject, verify as verifySignature } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject, verify as verifySignature } from 'node:crypto';
 import { base58 } from '@scure/base';
+import { keccak256, recoverSecp256k1PublicKey } from '@signet/siwe/offline';
 import { isSolanaAddress, type SolanaNetwork } from '@signet/siws/message';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { errors } from 'oidc-provider';
-import { type Hex, keccak256, recoverPublicKey, sha256 } from 'viem';
+import type { Hex } from 'viem';
 import { parseAccountId } from '../wallets/ethereum.ts';
 import { parseSolanaAccountId } from '../wallets/solana.ts';
 
@@ -134,7 +135,10 @@ function keyOf(payload: JWTPayload, alg: 'ES256K' | 'EdDSA'): AgentKey {
 const bytesOf = (base64url: string) => Buffer.from(base64url, 'base64url');
 
 /** The address of a secp256k1 public key's coordinates: the last 20 bytes of keccak256(x‖y). */
-const addressOf = (x: Uint8Array, y: Uint8Array) => `0x${keccak256(Buffer.concat([x, y])).slice(-40)}`.toLowerCase();
+const addressOf = (x: Uint8Array, y: Uint8Array) =>
+  `0x${Buffer.from(keccak256(Buffer.concat([x, y])))
+    .subarray(12)
+    .toString('hex')}`;
 
 /** A secp256k1 public key as Node's crypto takes it (JWK coordinates). */
 const keyObjectOf = (x: Uint8Array, y: Uint8Array): KeyObject =>
@@ -204,14 +208,11 @@ async function verifyEs256k(assertion: string, header: ProtectedHeaderParameters
     remember(lower, known);
     return;
   }
-  const hash = sha256(input);
-  const r = `0x${signature.subarray(0, 32).toString('hex')}` as Hex;
-  const s = `0x${signature.subarray(32).toString('hex')}` as Hex;
-  for (const yParity of [0, 1]) {
-    const point = await recoverPublicKey({ hash, signature: { r, s, yParity } }).catch(() => undefined);
+  const hash = createHash('sha256').update(input).digest();
+  for (const recoveryId of [0, 1] as const) {
+    const point = recoverSecp256k1PublicKey(hash, signature, recoveryId);
     if (point === undefined) continue;
-    const bytes = Buffer.from(point.slice(4), 'hex');
-    const [x, y] = [bytes.subarray(0, 32), bytes.subarray(32)];
+    const [x, y] = [point.subarray(1, 33), point.subarray(33)];
     if (addressOf(x, y) !== lower) continue;
     remember(lower, keyObjectOf(x, y));
     return;

@@ -4,7 +4,7 @@
  * URIs that an EIP-4361 message can carry as its resource. The same
  * check runs for dynamic registration, pre-registered clients (CLIENTS_FILE) and the CLI.
  */
-import { isSiweUri } from '@signet/siwe';
+import { isSiweUri } from '@signet/siwe/offline';
 import { errors } from 'oidc-provider';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);

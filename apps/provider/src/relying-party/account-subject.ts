@@ -8,7 +8,7 @@
  * signing wallet's subject, name and claims.
  */
 import { readAccount, readProfiles } from '../accounts/accounts.ts';
-import { isNormalized } from '../onchain/names/primary.ts';
+import { isNormalized } from '../onchain/names/normalized.ts';
 import type { SignInRecord } from '../records/sign-ins.ts';
 import type { Store } from '../storage/index.ts';
 

@@ -2,7 +2,7 @@
  * The claims a relying party is given for a sign-in: the name, avatar and address as
  * `preferred_username` and `picture`, the e-mail the client opted in to, the signed message.
  */
-import { isNormalized } from '../onchain/names/primary.ts';
+import { isNormalized } from '../onchain/names/normalized.ts';
 import type { SignInRecord } from '../records/sign-ins.ts';
 import { parseBitcoinAccountId } from '../wallets/bitcoin.ts';
 import { parseAccountId } from '../wallets/ethereum.ts';

@@ -21,8 +21,9 @@
  * (`clientSubjects` below), pairwise identifiers and the id_token_hint check (oidc.ts), and
  * introspection (middleware/introspection-subject.ts).
  */
+
+import { toChecksumAddress as getAddress } from '@signet/siwe/offline';
 import { type KoaContextWithOIDC, Provider } from 'oidc-provider';
-import { getAddress } from 'viem';
 import { loadSignIn } from '../records/sign-ins.ts';
 import type { Store } from '../storage/index.ts';
 import { accountSubject } from './account-subject.ts';

@@ -4,7 +4,7 @@
  * (the claims keep it for clients that asked for the `siwe` scope).
  */
 import { bitcoinAccountId, bitcoinNetworkOf, parseSiwbMessage } from '@signet/siwb/message';
-import { parseSiweMessage } from '@signet/siwe';
+import { parseSiweMessage } from '@signet/siwe/offline';
 import { parseSiwsMessage, siwsNetwork, solanaAccountId } from '@signet/siws/message';
 import type { Context } from 'koa';
 import type { HttpError } from '../errors.ts';

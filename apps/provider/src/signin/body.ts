@@ -1,5 +1,5 @@
 /** Reading a signed message from a POST to the interaction: JSON or a browser's form post. */
-import { MAX_SIWE_MESSAGE_LENGTH } from '@signet/siwe';
+import { MAX_SIWE_MESSAGE_LENGTH } from '@signet/siwe/offline';
 import type { Context } from 'koa';
 import { HttpError } from '../errors.ts';
 import { readJsonOrForm } from '../http/body.ts';

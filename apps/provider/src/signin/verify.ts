@@ -5,7 +5,7 @@
  * at once; a Solana or Bitcoin message is checked offline (solana/verify.ts, bitcoin/verify.ts). Used by the sign-in
  * (`POST /interaction/<uid>`) and by the account's own messages (link a wallet, prove it is you).
  */
-import { parseSiweMessage, type SiweVerificationClient, validateSiweMessage, verifySiweSignature } from '@signet/siwe';
+import { parseSiweMessage, type SiweVerificationClient, validateSiweMessage, verifySiweSignature } from '@signet/siwe/offline';
 import { clientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { HttpError } from '../errors.ts';

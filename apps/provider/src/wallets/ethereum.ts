@@ -3,7 +3,8 @@
  * sign-in (a client with `subject_chain: "any"` may get `eip155:0:<address>` instead:
  * relying-party/subject.ts).
  */
-import { type Address, getAddress } from 'viem';
+import { toChecksumAddress as getAddress } from '@signet/siwe/offline';
+import type { Address } from 'viem';
 
 export const accountIdOf = (chainId: number, address: string) => `eip155:${chainId}:${getAddress(address)}`;
 

@@ -10,7 +10,7 @@
  *
  * Every comparison of wallets (which account a sign-in finds, a link, a 409) is on these exact ids.
  */
-import { getAddress } from 'viem';
+import { toChecksumAddress as getAddress } from '@signet/siwe/offline';
 
 export type VerifiedWallet =
   | { namespace: 'eip155'; address: string; chainId: number; method: string }

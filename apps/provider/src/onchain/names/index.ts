@@ -33,7 +33,8 @@ import type { Logger } from '../../observability/logger.ts';
 import { publicUrlProblem } from '../../outbound/public-fetch.ts';
 import type { Store } from '../../storage/index.ts';
 import { gatewayRequester } from './gateways.ts';
-import { isNormalized, primaryName } from './primary.ts';
+import { isNormalized } from './normalized.ts';
+import { primaryName } from './primary.ts';
 
 /** Mainnet's ENS Universal Resolver (as in viem's chain definition, without loading every chain). */
 const MAINNET_UNIVERSAL_RESOLVER: Address = '0xeeeeeeee14d718c2b47d9923deab1335e144eeee';

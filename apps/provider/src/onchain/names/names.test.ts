@@ -24,7 +24,7 @@ import { createLogger } from '../../observability/logger.ts';
 import { claimsOf } from '../../relying-party/claims.ts';
 import { createMemoryStore } from '../../storage/index.ts';
 import { cacheKeyOf, createEnsResolver, type EnsOptions, usableEmail } from './index.ts';
-import { isNormalized } from './primary.ts';
+import { isNormalized } from './normalized.ts';
 
 const OP = 10;
 const AVATAR = 'http://127.0.0.1:9/avatar.png';

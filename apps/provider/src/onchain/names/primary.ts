@@ -13,28 +13,9 @@
  * Only a name equal to its ENSIP-15 normalization is used (no look-alikes: mixed scripts,
  * upper case, zero-width or bidi controls).
  */
-import { ens_normalize } from '@adraffy/ens-normalize';
+
 import { BaseError, ContractFunctionRevertedError, type Hex, hexToBytes, type PublicClient, toCoinType } from 'viem';
-
-/**
- * Labels of lowercase letters and digits joined by single hyphens: names ENSIP-15 leaves as
- * they are, known without its Unicode tables (about 23 MB of heap, built on first use).
- */
-const PLAIN_ASCII = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)*$/;
-
-/**
- * True when `name` is exactly its ENSIP-15 normalization: viem's `normalize` (ox's), which is
- * `ens_normalize` of @adraffy/ens-normalize, imported directly so that the provider does not
- * load `viem/ens` (about 14 MB of RSS) for it.
- */
-export function isNormalized(name: string): boolean {
-  if (PLAIN_ASCII.test(name)) return true;
-  try {
-    return ens_normalize(name) === name;
-  } catch {
-    return false;
-  }
-}
+import { isNormalized } from './normalized.ts';
 
 /** What one reverse lookup found: a name (verified for the coin type asked, or not), or none. */
 type Reverse = { kind: 'name'; name: string; verified: boolean } | { kind: 'none' };
