@@ -16,6 +16,15 @@ describe('checksumAddress', () => {
     }
   });
 
+  it('agrees with viem with the WebAssembly keccak a server hands in (keccak256.ts, once ready)', async () => {
+    const { keccakReady } = await import('./keccak256.ts');
+    expect(await keccakReady).toBe('wasm');
+    for (let i = 0; i < 1000; i++) {
+      const address = privateKeyToAddress(generatePrivateKey()).toLowerCase() as `0x${string}`;
+      expect(checksumAddress(address)).toBe(viemChecksum(address));
+    }
+  });
+
   it('agrees with viem on a thousand random addresses', () => {
     for (let i = 0; i < 1000; i++) {
       const address = privateKeyToAddress(generatePrivateKey()).toLowerCase() as `0x${string}`;

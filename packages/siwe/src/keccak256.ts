@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { keccak_256 } from '@noble/hashes/sha3';
+import { useKeccak256 } from './checksumAddress.ts';
 
 type Hasher = {
   init(): Hasher;
@@ -26,6 +27,8 @@ export const keccakReady: Promise<'wasm' | 'noble'> =
     : (require('hash-wasm/dist/keccak.umd.min.js') as { createKeccak(bits: 256): Promise<Hasher> }).createKeccak(256).then(
         (hasher) => {
           wasm = hasher;
+          // Message parsing's EIP-55 checksums hash with it too.
+          useKeccak256(keccak256);
           return 'wasm' as const;
         },
         () => 'noble' as const,
