@@ -32,3 +32,15 @@ describe('checksumAddress', () => {
     }
   });
 });
+
+describe('checksumAddress, spellings held', () => {
+  it('answers the same spelling from what it holds, for any case given, past its bound too', () => {
+    const addresses = Array.from({ length: 5000 }, () => privateKeyToAddress(generatePrivateKey()));
+    for (const round of [0, 1]) {
+      for (const address of addresses) {
+        expect(checksumAddress(address.toLowerCase()), `round ${round}`).toBe(address);
+        expect(checksumAddress(`0x${address.slice(2).toUpperCase()}`), `round ${round}`).toBe(address);
+      }
+    }
+  });
+});

@@ -18,7 +18,17 @@ export function useKeccak256(hash: (bytes: Uint8Array) => Uint8Array) {
   keccak = hash;
 }
 
+/**
+ * Spellings made lately, by the address as given: a sign-in spells its signer's address several
+ * times (the message, the account id, the wallet id, the claims), and the same people come back.
+ * Bounded: past `HELD` the oldest is dropped.
+ */
+const spelled = new Map<string, `0x${string}`>();
+const HELD = 4096;
+
 export function checksumAddress(address: string): `0x${string}` {
+  const known = spelled.get(address);
+  if (known !== undefined) return known;
   const hex = address.slice(2).toLowerCase();
   const hash = keccak(new TextEncoder().encode(hex));
   let out = '0x';
@@ -26,5 +36,7 @@ export function checksumAddress(address: string): `0x${string}` {
     const nibble = ((hash[i >> 1] as number) >> (i % 2 === 0 ? 4 : 0)) & 0xf;
     out += nibble >= 8 ? (hex[i] as string).toUpperCase() : hex[i];
   }
+  if (spelled.size >= HELD) spelled.delete(spelled.keys().next().value as string);
+  spelled.set(address, out as `0x${string}`);
   return out as `0x${string}`;
 }
