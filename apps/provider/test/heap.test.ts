@@ -10,17 +10,18 @@ import {
 
 /** What runProvider tells V8 about heap growth (the peak-memory figures are in bench/BENCHMARKS.md). */
 describe('boundHeapGrowth', () => {
-  const run = (storage: 'memory' | 'sqlite' | 'redis', given: string[]) => {
+  const run = (storage: 'memory' | 'sqlite' | 'postgres' | 'redis', given: string[]) => {
     const set: string[] = [];
     const flag = boundHeapGrowth(storage, given, (f) => set.push(f));
     return { flag, set };
   };
 
-  it('bounds how far the heap grows past its live data, on SQLite and Redis', () => {
-    for (const storage of ['sqlite', 'redis'] as const) {
+  it('bounds how far the heap grows past its live data: 50 % on SQLite and PostgreSQL, 100 % on Redis', () => {
+    expect(HEAP_GROWING_PERCENT).toEqual({ sqlite: 50, postgres: 50, redis: 100 });
+    for (const storage of ['sqlite', 'postgres', 'redis'] as const) {
       expect(run(storage, [])).toEqual({
-        flag: `--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
-        set: [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`],
+        flag: `--heap-growing-percent=${HEAP_GROWING_PERCENT[storage]}`,
+        set: [`--heap-growing-percent=${HEAP_GROWING_PERCENT[storage]}`],
       });
     }
   });
@@ -39,12 +40,12 @@ describe('boundHeapGrowth', () => {
       expect(run('sqlite', given), given.join(' ')).toEqual({ flag: undefined, set: [] });
     }
     // Other flags do not count as a heap setting.
-    expect(run('redis', ['--enable-source-maps', '--max-semi-space-size=8']).flag).toBe('--heap-growing-percent=50');
+    expect(run('redis', ['--enable-source-maps', '--max-semi-space-size=8']).flag).toBe('--heap-growing-percent=100');
   });
 
   it('the flag is one V8 accepts at run time', async () => {
     const { spawnSync } = await import('node:child_process');
-    const script = `require('node:v8').setFlagsFromString('--heap-growing-percent=${HEAP_GROWING_PERCENT}'); console.log('ok')`;
+    const script = `require('node:v8').setFlagsFromString('--heap-growing-percent=${HEAP_GROWING_PERCENT.redis}'); console.log('ok')`;
     const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(result.stdout.trim()).toBe('ok');
