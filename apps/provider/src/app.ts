@@ -133,7 +133,6 @@ async function openStore(config: Config, logger: Logger, metrics: Metrics, traci
   return store;
 }
 
-/** The chains (signature checks, access conditions) and ENS, over the configured RPC nodes. */
 /**
  * No RPC node configured: no chain to ask and no ENS. viem then stays unloaded (idle memory,
  * docs/performance.md): the chain registry and the ENS resolver load it, and only when configured;
@@ -144,6 +143,7 @@ const NO_CHAINS: ChainRegistry = { chainIds: [], get: () => undefined };
 const NO_ENS: EnsResolver = { resolve: async () => ({}) };
 const hasChains = (config: Config) => Object.keys(config.rpcUrls).length > 0;
 
+/** The chains (signature checks, access conditions) and ENS, over the configured RPC nodes. */
 async function onchain(config: Config, store: Store, logger: Logger, metrics: Metrics, tracing: Tracing) {
   const chains = hasChains(config)
     ? (await import('@signet/siwe')).createChainRegistry(config.rpcUrls, {
