@@ -4,6 +4,8 @@
  * CPU from a request's arrival to the end of its answer, per route) and driven at concurrency 1
  * so that one request runs at a time. What the flow benchmark measures as one figure per flow,
  * split into the endpoints that make it up: the difference per route is Signet's own work there.
+ * With BENCH_BASELINE=<another build's apps/provider/bin/signet.js>, the other server is that
+ * build instead of the bare provider: what a change does to each route's CPU.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,12 +46,14 @@ export async function requestCosts(): Promise<Section> {
   const dir = mkdtempSync(join(tmpdir(), 'signet-costs-'));
   const hook = ['--import', join(ROOT, 'bench/request-cpu.mjs')];
   // BENCH_BARE_INTERACTION=page: the bare provider on Signet's two interaction routes.
-  const bareImpl = process.env.BENCH_BARE_INTERACTION === 'page' ? 'bare-page' : 'bare';
+  const baseline = process.env.BENCH_BASELINE;
+  const bareImpl = baseline ? 'signet' : process.env.BENCH_BARE_INTERACTION === 'page' ? 'bare-page' : 'bare';
   const servers = {
     signet: await startServer('signet', 'memory', dir, { nodeArgs: hook }),
-    bare: await startServer(bareImpl, 'memory', dir, { nodeArgs: hook }),
+    bare: await startServer(bareImpl, 'memory', dir, { nodeArgs: hook, ...(baseline ? { bin: baseline } : {}) }),
   };
   const modeOf = (impl: keyof typeof servers) => (impl === 'bare' ? bareImpl : impl);
+  const other = baseline ? 'baseline' : 'bare';
   // µs per request, per implementation and route, one value per round.
   const perRequest = { signet: new Map<string, number[]>(), bare: new Map<string, number[]>() };
   const perFlow = { signet: [] as number[], bare: [] as number[] };
@@ -106,7 +110,7 @@ export async function requestCosts(): Promise<Section> {
   ]);
   const checks: Check[] = [
     {
-      name: 'CPU per flow at concurrency 1, Signet / bare (sum of its requests)',
+      name: `CPU per flow at concurrency 1, ${baseline ? 'this build / baseline' : 'Signet / bare'} (sum of its requests)`,
       value: signetFlow / bareFlow,
       display: `${(signetFlow / bareFlow).toFixed(2)}× (${signetFlow.toFixed(0)} / ${bareFlow.toFixed(0)} µs)`,
       target: 'measured',
@@ -114,9 +118,11 @@ export async function requestCosts(): Promise<Section> {
     },
   ];
   return {
-    title: 'Where a flow’s CPU goes: each request, Signet against the bare oidc-provider',
+    title: baseline
+      ? `Where a flow’s CPU goes: each request, this build against ${baseline}`
+      : 'Where a flow’s CPU goes: each request, Signet against the bare oidc-provider',
     table: {
-      head: ['route', 'what it does', 'Signet µs CPU', 'bare µs CPU', 'difference'],
+      head: ['route', 'what it does', baseline ? 'this build µs CPU' : 'Signet µs CPU', `${other} µs CPU`, 'difference'],
       rows,
     },
     checks,
