@@ -5,6 +5,9 @@
  * (oidc-provider's own memory adapter is an LRU of 1,000 entries that drops flows under load). Plain JavaScript, run with node like the built provider.
  *
  *   PORT=… STORAGE=memory|sqlite:<path>|redis://…|postgres://… node bench/bare-provider.mjs
+ *
+ * BENCH_BARE_INTROSPECTION=1 turns on oidc-provider's introspection endpoint (the capacity
+ * benchmark's baseline for introspection); the flow benchmark leaves it off.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -33,7 +36,11 @@ const provider = new Provider(issuer, {
   adapter,
   // Clients register themselves, as with Signet: oidc-provider then reads each one from storage
   // per request (a configured client would be held in memory, which Signet's are not).
-  features: { devInteractions: { enabled: false }, registration: { enabled: true } },
+  features: {
+    devInteractions: { enabled: false },
+    registration: { enabled: true },
+    introspection: { enabled: process.env.BENCH_BARE_INTROSPECTION === '1' },
+  },
   jwks: { keys: [{ ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'bench' }] },
   cookies: { keys: [randomBytes(32).toString('base64url')] },
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },

@@ -11,10 +11,14 @@
  *   {"cmd":"mint","kind":"refresh","count":2000} sign-ins with offline_access, code exchanged: refresh and access tokens
  *   {"cmd":"mint","kind":"jwt","count":200}      sign-ins asking for RESOURCE's JWT access token (answered with the tokens)
  *   {"cmd":"mint","kind":"device","count":2000}  device authorization requests (RFC 8628 §3.1): device codes
+ *   {"cmd":"mint","kind":"access","count":64}    sign-ins, code exchanged: the access tokens introspection and userinfo take
  *   {"cmd":"run","kind":"exchange"|"refresh"|"introspection"|"userinfo"|"device-poll","count":2000,"from":200}
  *     (`from`: the first minted item to use, the ones before it having gone to a warm-up run)
  *
  *   TARGET=http://localhost:3000 CONCURRENCY=16 RESOURCE=http://127.0.0.1:4998/api node --conditions=@signet/source --import tsx bench/capacity-driver.ts
+ *
+ * MODE=bare drives the flow benchmark's bare oidc-provider (bare-provider.mjs) instead: its
+ * interaction signs in on one unchecked GET, so a sign-in there posts no message.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -27,6 +31,7 @@ import { privateKeyToAddress } from 'viem/accounts';
 import { percentile } from './stats.ts';
 
 const target = process.env.TARGET as string;
+const bare = process.env.MODE === 'bare';
 const concurrency = Number(process.env.CONCURRENCY ?? 16);
 const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 /** The resource the JWT access tokens are for (capacity.ts names it; RESOURCE_INDICATORS `*` allows http on loopback). */
@@ -82,6 +87,15 @@ async function code(client: string, signer: Wallet, extra: Record<string, string
     ...extra,
   })}`;
   const interaction = location(await request(jar, authorize), authorize);
+  const resume = bare ? location(await request(jar, interaction), interaction) : await signAt(jar, interaction, signer);
+  const callback = new URL(location(await request(jar, resume), resume));
+  const value = callback.searchParams.get('code');
+  if (!value) throw new Error(`no code: ${callback}`);
+  return value;
+}
+
+/** Signet's interaction: the details, then the signed message; answers where to resume. */
+async function signAt(jar: CookieJar, interaction: string, signer: Wallet): Promise<string> {
   const details = await (await request(jar, interaction, { headers: { accept: 'application/json' } })).json();
   const message = createSiweMessage(messageParameters(details, { address: signer.address }));
   const posted = await request(jar, interaction, {
@@ -90,11 +104,7 @@ async function code(client: string, signer: Wallet, extra: Record<string, string
     body: JSON.stringify({ message, signature: signer.sign(message) }),
   });
   if (posted.status !== 303) throw new Error(`sign-in answered ${posted.status}: ${await posted.text()}`);
-  const resume = location(posted, interaction);
-  const callback = new URL(location(await request(jar, resume), resume));
-  const value = callback.searchParams.get('code');
-  if (!value) throw new Error(`no code: ${callback}`);
-  return value;
+  return location(posted, interaction);
 }
 
 type Tokens = { access_token: string; refresh_token?: string; id_token?: string };
@@ -174,7 +184,10 @@ const app = await register({
 });
 const api = await register({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' });
 const apiAuth = `Basic ${Buffer.from(`${encodeURIComponent(api.client_id)}:${encodeURIComponent(api.client_secret as string)}`).toString('base64')}`;
-const device = await register({ grant_types: [DEVICE_GRANT], response_types: [], token_endpoint_auth_method: 'none' });
+// The bare provider has no device flow.
+const device = bare
+  ? { client_id: '' }
+  : await register({ grant_types: [DEVICE_GRANT], response_types: [], token_endpoint_auth_method: 'none' });
 
 /** What the mints left, for the runs. */
 const minted = { codes: [] as string[], refresh: [] as string[], access: [] as string[], device: [] as string[] };
@@ -193,6 +206,13 @@ const mints: Record<string, (index: number, signer: Wallet) => Promise<string | 
     );
     if (!tokens.refresh_token) throw new Error('no refresh token');
     minted.refresh.push(tokens.refresh_token);
+    if (minted.access.length < ACCESS_POOL) minted.access.push(tokens.access_token);
+    return undefined;
+  },
+  // As many sign-ins as a refresh mint makes (their records in the storage alike), the first
+  // ACCESS_POOL access tokens kept: the bare provider's tokens to introspect.
+  async access(_index, signer) {
+    const tokens = await exchange(app.client_id, await code(app.client_id, signer));
     if (minted.access.length < ACCESS_POOL) minted.access.push(tokens.access_token);
     return undefined;
   },
