@@ -84,8 +84,8 @@ describe('the repository stands alone', () => {
     expect(found('packages/siwe/src/x.test.ts', "join(import.meta.dirname, '..', 'test', 'vectors')")).toHaveLength(0);
     // Fixture texts made of parts, so that this file itself names no path outside the repository.
     const up = (...parts: string[]) => ['..', '..', ...parts].join('/');
-    expect(found('e2e/x.test.ts', `new URL('${up('elsewhere', 'DESIGN.md')}', import.meta.url)`)).not.toEqual([]);
-    expect(found('e2e/x.test.ts', `readFileSync('${up('spec', 'a.md')}')`)).not.toEqual([]);
+    expect(found('e2e/x.test.ts', `new URL('${up('elsewhere', 'other.md')}', import.meta.url)`)).not.toEqual([]);
+    expect(found('e2e/x.test.ts', `readFileSync('${up('beside', 'a.md')}')`)).not.toEqual([]);
     expect(found('apps/provider/src/a/b.ts', "import { x } from '../../c.ts';")).toHaveLength(0);
   });
 });
