@@ -35,7 +35,8 @@ const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const provider = new Provider(issuer, {
   adapter,
   // Clients register themselves, as with Signet: oidc-provider then reads each one from storage
-  // per request (a configured client would be held in memory, which Signet's are not).
+  // per request (a configured client would be held in memory). Signet does too on memory and
+  // SQLite; on Redis and PostgreSQL it answers client records from memory (docs/operating.md).
   features: {
     devInteractions: { enabled: false },
     registration: { enabled: true },

@@ -224,6 +224,7 @@ const mints: Record<string, (index: number, signer: Wallet) => Promise<string | 
     return tokens.access_token;
   },
   async device() {
+    if (bare) throw new Error('the bare provider has no device flow');
     const response = await fetch(`${target}/device/auth`, form({ client_id: device.client_id, scope: 'openid' }));
     if (response.status !== 200) throw new Error(`device authorization answered ${response.status}: ${await response.text()}`);
     minted.device.push(((await response.json()) as { device_code: string }).device_code);

@@ -230,7 +230,7 @@ async function signInsAndSessions(driver: Driver, server: Server, dir: string) {
 /** A warm-up run of `kind` (a tenth as many), then the measured one (on minted items after the warm-up's, where they are used once). */
 async function warmAndMeasure(driver: Driver, pid: number, kind: string, count = OPS) {
   console.error(`capacity: ${kind}`);
-  const warm = count === OPS ? WARM_OPS : Math.max(50, Math.round(count / 10));
+  const warm = Math.max(50, Math.round(count / 10));
   await driver.send({ cmd: 'run', kind, count: warm });
   return measure(driver, pid, { cmd: 'run', kind, count, from: warm });
 }
