@@ -606,6 +606,13 @@ export async function tracingCost(): Promise<Section> {
  * (bench/history.md); `npm run bench -- compareBuilds`, not part of a whole run.
  * BENCH_BASELINE_NODE_ARGS (e.g. `--max-semi-space-size=16`) starts the baseline server with
  * those node options: the same build with and without a runtime flag.
+ *
+ * Each storage is measured twice, the servers started in one order and then (started afresh) in
+ * the other, BENCH_REPEATS rounds each. On a shared 2-vCPU host (2026-12-03) four runs in one
+ * order had the server started second at 1.02–1.09× the other's CPU per flow, two copies of one
+ * build included, and a run of both orders read 0.98× one way and 1.06× the other: one order
+ * alone cannot tell a change of a few per cent. The figure is the geometric mean of the two
+ * orders' medians (what the order adds cancels; the host's noise does not); each is printed.
  */
 export async function compareBuilds(): Promise<Section> {
   const baseline = process.env.BENCH_BASELINE;
@@ -618,45 +625,30 @@ export async function compareBuilds(): Promise<Section> {
   const checks: Check[] = [];
   try {
     for (const storage of STORAGES) {
-      const servers = {
-        baseline: await startServer('signet', storage, dir, {
-          bin: baseline,
-          nodeArgs: baselineNodeArgs,
-        }),
-        current: await startServer('signet', storage, dir),
-      };
-      const runs: Record<keyof typeof servers, Run[]> = { baseline: [], current: [] };
-      const peak = { baseline: 0, current: 0 };
-      try {
-        for (const server of Object.values(servers)) {
-          await drive('signet', server.url, concurrency, [server.child.pid as number], '1', WARMUP);
-        }
-        for (let i = 0; i < REPEATS; i++) {
-          const order = i % 2 === 0 ? (['baseline', 'current'] as const) : (['current', 'baseline'] as const);
-          for (const which of order) {
-            const server = servers[which];
-            runs[which].push(await drive('signet', server.url, concurrency, [server.child.pid as number]));
-          }
-        }
-        peak.baseline = status(servers.baseline.child.pid as number, 'VmHWM');
-        peak.current = status(servers.current.child.pid as number, 'VmHWM');
-      } finally {
-        await stopServers(Object.values(servers));
-      }
-      const ratio = (pick: (r: Run) => number) => median(runs.current.map((r, i) => pick(r) / pick(runs.baseline[i] as Run)));
+      const halves = [
+        await compareInOrder(storage, dir, concurrency, ['baseline', 'current'], { baseline, baselineNodeArgs }),
+        await compareInOrder(storage, dir, concurrency, ['current', 'baseline'], { baseline, baselineNodeArgs }),
+      ];
+      const runs = { baseline: halves.flatMap((h) => h.runs.baseline), current: halves.flatMap((h) => h.runs.current) };
       for (const which of ['baseline', 'current'] as const) {
         rows.push([
           `${storage}, ${which === 'baseline' ? 'baseline build' : 'this build'}`,
           median(runs[which].map((r) => r.flowsPerSecond)).toFixed(0),
           median(runs[which].map((r) => r.cpuMsPerFlow)).toFixed(2),
           `${median(runs[which].map((r) => r.p50)).toFixed(1)} / ${median(runs[which].map((r) => r.p99)).toFixed(1)}`,
-          peak[which].toFixed(0),
+          Math.max(...halves.map((h) => h.peak[which])).toFixed(0),
         ]);
       }
+      const both = (pick: (r: Run) => number) => {
+        const [first, second] = halves.map((h) => h.ratio(pick)) as [number, number];
+        return { value: Math.sqrt(first * second), first, second };
+      };
+      const cpu = both((r) => r.cpuMsPerFlow);
+      const flows = both((r) => r.flowsPerSecond);
       checks.push({
         name: `${storage}: CPU per flow, this build / baseline`,
-        value: ratio((r) => r.cpuMsPerFlow),
-        display: `${ratio((r) => r.cpuMsPerFlow).toFixed(3)}× (flows/s ${ratio((r) => r.flowsPerSecond).toFixed(3)}×)`,
+        value: cpu.value,
+        display: `${cpu.value.toFixed(3)}× (flows/s ${flows.value.toFixed(3)}×; baseline started first ${cpu.first.toFixed(3)}×, this build first ${cpu.second.toFixed(3)}×)`,
         target: 'measured',
         pass: true,
       });
@@ -669,7 +661,44 @@ export async function compareBuilds(): Promise<Section> {
     table: { head: ['storage, build', 'flows/s', 'CPU ms per flow', 'p50 / p99 ms', 'peak RSS MB'], rows },
     checks,
     notes: [
-      `Concurrency ${concurrency}, ${SIDE_FLOWS} flows per run, ${REPEATS} rounds (medians; ratios are medians of per-round ratios), after ${WARMUP} warm-up flows per server. Baseline: ${baseline}${baselineNodeArgs.length > 0 ? ` run as node ${baselineNodeArgs.join(' ')}` : ''}.`,
+      `Concurrency ${concurrency}, ${SIDE_FLOWS} flows per run, ${REPEATS} rounds with the baseline started first and ${REPEATS} with this build started first (medians; each order's ratio is the median of its per-round ratios, the ratio shown their geometric mean), after ${WARMUP} warm-up flows per server each time. Baseline: ${baseline}${baselineNodeArgs.length > 0 ? ` run as node ${baselineNodeArgs.join(' ')}` : ''}.`,
     ],
   };
+}
+
+/** One half of compareBuilds: both servers started in `order`, warmed up, then REPEATS rounds taking turns. */
+async function compareInOrder(
+  storage: Storage,
+  dir: string,
+  concurrency: number,
+  order: readonly ('baseline' | 'current')[],
+  { baseline, baselineNodeArgs }: { baseline: string; baselineNodeArgs: string[] },
+) {
+  const servers = {} as Record<'baseline' | 'current', Awaited<ReturnType<typeof startServer>>>;
+  for (const which of order) {
+    servers[which] =
+      which === 'baseline'
+        ? await startServer('signet', storage, dir, { bin: baseline, nodeArgs: baselineNodeArgs })
+        : await startServer('signet', storage, dir);
+  }
+  const runs: Record<'baseline' | 'current', Run[]> = { baseline: [], current: [] };
+  const peak = { baseline: 0, current: 0 };
+  try {
+    for (const which of order) {
+      const server = servers[which];
+      await drive('signet', server.url, concurrency, [server.child.pid as number], '1', WARMUP);
+    }
+    for (let i = 0; i < REPEATS; i++) {
+      for (const which of i % 2 === 0 ? order : [...order].reverse()) {
+        const server = servers[which];
+        runs[which].push(await drive('signet', server.url, concurrency, [server.child.pid as number]));
+      }
+    }
+    peak.baseline = status(servers.baseline.child.pid as number, 'VmHWM');
+    peak.current = status(servers.current.child.pid as number, 'VmHWM');
+  } finally {
+    await stopServers(Object.values(servers));
+  }
+  const ratio = (pick: (r: Run) => number) => median(runs.current.map((r, i) => pick(r) / pick(runs.baseline[i] as Run)));
+  return { runs, peak, ratio };
 }
