@@ -5,7 +5,13 @@
  * at once; a Solana or Bitcoin message is checked offline (solana/verify.ts, bitcoin/verify.ts). Used by the sign-in
  * (`POST /interaction/<uid>`) and by the account's own messages (link a wallet, prove it is you).
  */
-import { parseSiweMessage, type SiweVerificationClient, validateSiweMessage, verifySiweSignature } from '@signet/siwe/offline';
+import {
+  isEoaSignatureOf,
+  parseSiweMessage,
+  type SiweVerificationClient,
+  validateSiweMessage,
+  verifyContractWalletSignature,
+} from '@signet/siwe/offline';
 import { clientFields } from '../clients/rules.ts';
 import type { Config } from '../config.ts';
 import { HttpError } from '../errors.ts';
@@ -54,7 +60,12 @@ async function verifyEthereumMessage(
       `the message expires at ${message.expirationTime}, after this sign-in does (${details.expiresAt}): leave Expiration Time out, or write the one the details give`,
     );
   }
-  return verifySiweSignature({ message: body.message, signature: body.signature, client: chains, parse: SIGN_IN_FORMS });
+  // The message as parsed above: its two steps (offline recovery, then the chain for a contract wallet), no second parse.
+  const { address, chainId } = message;
+  const method = isEoaSignatureOf(message, body.message, body.signature)
+    ? ('eoa' as const)
+    : await verifyContractWalletSignature(message, body.message, body.signature, chains);
+  return { address, chainId, method };
 }
 
 /**
