@@ -675,15 +675,16 @@ async function compareInOrder(
   { baseline, baselineNodeArgs }: { baseline: string; baselineNodeArgs: string[] },
 ) {
   const servers = {} as Record<'baseline' | 'current', Awaited<ReturnType<typeof startServer>>>;
-  for (const which of order) {
-    servers[which] =
-      which === 'baseline'
-        ? await startServer('signet', storage, dir, { bin: baseline, nodeArgs: baselineNodeArgs })
-        : await startServer('signet', storage, dir);
-  }
   const runs: Record<'baseline' | 'current', Run[]> = { baseline: [], current: [] };
   const peak = { baseline: 0, current: 0 };
   try {
+    // Started inside the try: a server that fails to start stops the one already running.
+    for (const which of order) {
+      servers[which] =
+        which === 'baseline'
+          ? await startServer('signet', storage, dir, { bin: baseline, nodeArgs: baselineNodeArgs })
+          : await startServer('signet', storage, dir);
+    }
     for (const which of order) {
       const server = servers[which];
       await drive('signet', server.url, concurrency, [server.child.pid as number], '1', WARMUP);

@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { drive, type Probe, startServer, stopServers } from './flow.ts';
+import { drive, type Probe, type Storage, startServer, stopServers } from './flow.ts';
 import type { Check, Section } from './report.ts';
 import { median } from './stats.ts';
 
@@ -20,7 +20,15 @@ const FLOWS = Number(process.env.BENCH_COST_FLOWS ?? 300);
 const ROUNDS = Number(process.env.BENCH_COST_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_COST_WARMUP ?? 1500);
 /** The storage both servers use: memory unless BENCH_COST_STORAGE names another (sqlite, redis, postgres). */
-const STORAGE = (process.env.BENCH_COST_STORAGE ?? 'memory') as Parameters<typeof startServer>[1];
+const STORAGE = storageFrom(process.env.BENCH_COST_STORAGE ?? 'memory');
+
+function storageFrom(value: string): Storage {
+  const storages: readonly Storage[] = ['memory', 'sqlite', 'redis', 'postgres'];
+  if (!(storages as readonly string[]).includes(value)) {
+    throw new Error(`BENCH_COST_STORAGE: "${value}" is none of ${storages.join(', ')}`);
+  }
+  return value as Storage;
+}
 
 /** The server's sums, as counters `<route> µs` and `<route> requests` (drive() turns them into per-flow differences). */
 const requestCpu =
@@ -81,8 +89,8 @@ export async function requestCosts(): Promise<Section> {
   try {
     for (const order of [['signet', 'bare'] as const, ['bare', 'signet'] as const]) {
       const servers = {} as Record<'signet' | 'bare', Awaited<ReturnType<typeof startServer>>>;
-      for (const impl of order) servers[impl] = await start(impl);
       try {
+        for (const impl of order) servers[impl] = await start(impl);
         for (const impl of order) {
           const server = servers[impl];
           await drive(modeOf(impl), server.url, 16, [server.child.pid as number], '1', WARMUP);
@@ -146,7 +154,7 @@ export async function requestCosts(): Promise<Section> {
     },
     checks,
     notes: [
-      `${STORAGE === 'memory' ? 'Memory' : STORAGE} storage, concurrency 1 (one request at a time), ${FLOWS} flows per round, ${2 * Math.ceil(ROUNDS / 2)} rounds (medians), half of them with each server started first (afresh, after ${WARMUP} warm-up flows at concurrency 16 each) (BENCH_COST_FLOWS, BENCH_COST_ROUNDS and BENCH_COST_WARMUP change the size); each server loads bench/request-cpu.mjs, which sums the process's CPU from a request's arrival to the end of its answer per route. Garbage collection is mostly not in these figures: with one request at a time, V8 collects in the idle time between requests (a collection that does land in a request moves tens of µs from one route to another between runs); the flow benchmark's CPU per flow includes it. Same servers, driver and flow as the flow benchmark above; CPU per request is higher at concurrency 1 than at 16, where the work of several requests shares an event-loop turn and a system call. \`npm run bench -- requestCosts\` runs this section alone.`,
+      `${STORAGE === 'memory' ? 'Memory' : STORAGE} storage, concurrency 1 (one request at a time), ${FLOWS} flows per round, ${2 * Math.ceil(ROUNDS / 2)} rounds (medians), half of them with each server started first (afresh, then ${WARMUP} warm-up flows at concurrency 16 each; BENCH_COST_FLOWS, BENCH_COST_ROUNDS and BENCH_COST_WARMUP change the size); each server loads bench/request-cpu.mjs, which sums the process's CPU from a request's arrival to the end of its answer per route. Garbage collection is mostly not in these figures: with one request at a time, V8 collects in the idle time between requests (a collection that does land in a request moves tens of µs from one route to another between runs); the flow benchmark's CPU per flow includes it. Same servers, driver and flow as the flow benchmark above; CPU per request is higher at concurrency 1 than at 16, where the work of several requests shares an event-loop turn and a system call. \`npm run bench -- requestCosts\` runs this section alone.`,
     ],
   };
 }
