@@ -18,6 +18,7 @@ import { processFootprint } from './process.ts';
 import { storedRecords } from './records.ts';
 import { type Section, toConsole, toMarkdown } from './report.ts';
 import { requestCosts } from './request-costs.ts';
+import { setGrowth } from './sets.ts';
 import { flowBenchmark } from './sign-ins.ts';
 import { siweVerify } from './siwe-verify.ts';
 import { siwsVerify } from './siws-verify.ts';
@@ -38,6 +39,7 @@ const all: Record<string, () => Promise<Section>> = {
   scaleBenchmark,
   tracingCost,
   storedRecords,
+  setGrowth,
   manyClients,
   metadataDocumentBurst,
   metadataDocumentSignIns,

@@ -115,6 +115,15 @@ function keyValueTests(env: StoreUnderTest) {
     expect(await store.members('s')).toEqual([]);
   });
 
+  it('an expired set is gone: a member added after it expired starts a new set without the old members', async () => {
+    const { store } = env;
+    await store.addToSet('lapsed', 'old', 0.1);
+    await sleep(250);
+    await store.addToSet('lapsed', 'new', 60);
+    expect(await store.members('lapsed')).toEqual(['new']);
+    expect(await store.keys('lapsed')).toEqual(['lapsed']);
+  });
+
   it('counts within a window that starts at the first increment', async () => {
     const { store } = env;
     expect(await store.increment('hits', 0.3)).toBe(1);

@@ -13,16 +13,20 @@ async function seeded(expired: number, live: number) {
   await createSqliteStore(file).close();
   const db = new (loadDatabase())(file);
   const kv = db.prepare('INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?)');
-  const sets = db.prepare('INSERT INTO sets (key, member, expires_at) VALUES (?, ?, ?)');
+  const set = db.prepare('INSERT INTO sets (key, expires_at) VALUES (?, ?)');
+  const member = db.prepare('INSERT INTO set_members (key, member) VALUES (?, ?)');
   db.transaction(() => {
     for (let i = 0; i < Math.max(expired, live); i++) {
       if (i < expired) kv.run(`gone:${i}`, 'x', T - 1_000);
       if (i < live) kv.run(`live:${i}`, 'y', T + 60_000);
     }
     kv.run('forever', 'z', null);
-    for (let i = 0; i < 4; i++) sets.run('oidc:grant:old', `oidc:AccessToken:${i}`, T - 1);
-    sets.run('oidc:grant:new', 'oidc:AccessToken:n', T + 60_000);
-    sets.run('oidc:grant:unbounded', 'oidc:AccessToken:u', null);
+    set.run('oidc:grant:old', T - 1);
+    for (let i = 0; i < 4; i++) member.run('oidc:grant:old', `oidc:AccessToken:${i}`);
+    set.run('oidc:grant:new', T + 60_000);
+    member.run('oidc:grant:new', 'oidc:AccessToken:n');
+    set.run('oidc:grant:unbounded', null);
+    member.run('oidc:grant:unbounded', 'oidc:AccessToken:u');
   })();
   db.close();
   return file;
@@ -34,6 +38,7 @@ function rows(file: string) {
     return {
       expiredKv: db.prepare("SELECT COUNT(*) FROM kv WHERE key LIKE 'gone:%'").pluck().get() as number,
       sets: db.prepare('SELECT COUNT(*) FROM sets').pluck().get() as number,
+      members: db.prepare('SELECT COUNT(*) FROM set_members').pluck().get() as number,
     };
   } finally {
     db.close();
@@ -43,12 +48,12 @@ function rows(file: string) {
 describe('the SQLite expiry sweep', () => {
   it('deletes, on its own timer, every expired row and set member, and keeps the rest', async () => {
     const file = await seeded(25, 10);
-    expect(rows(file)).toEqual({ expiredKv: 25, sets: 6 });
+    expect(rows(file)).toEqual({ expiredKv: 25, sets: 3, members: 6 });
     const store = createSqliteStore(file, { now: () => T, sweepIntervalMs: 20 });
     // Expired rows are invisible before the sweep.
     expect(await store.get('gone:0')).toBeUndefined();
     for (let i = 0; i < 100 && rows(file).expiredKv > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(rows(file)).toEqual({ expiredKv: 0, sets: 2 });
+    expect(rows(file)).toEqual({ expiredKv: 0, sets: 2, members: 2 });
     expect(await store.get('live:9')).toBe('y');
     expect(await store.get('forever')).toBe('z');
     expect(await store.members('oidc:grant:new')).toEqual(['oidc:AccessToken:n']);
@@ -74,7 +79,7 @@ describe('the SQLite expiry sweep', () => {
     // DELETE of everything held the event loop until it finished: no turn).
     expect(removed).toBe(expired + 4);
     expect(turns).toBeGreaterThanOrEqual(2);
-    expect(rows(file)).toEqual({ expiredKv: 0, sets: 2 });
+    expect(rows(file)).toEqual({ expiredKv: 0, sets: 2, members: 2 });
     expect(await store.get('live:9')).toBe('y');
     await store.close();
   });
@@ -88,6 +93,7 @@ describe('the SQLite expiry sweep', () => {
         (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1, 1000) as { detail: string }[]).map((row) => row.detail).join('; ');
       expect(plan(SWEEP.kv)).toMatch(/USING (COVERING )?INDEX kv_expiry/);
       expect(plan(SWEEP.sets)).toMatch(/USING (COVERING )?INDEX sets_expiry/);
+      expect(plan(SWEEP.setMembers)).toMatch(/USING (COVERING )?INDEX sets_expiry/);
     } finally {
       db.close();
       await store.close();

@@ -120,18 +120,27 @@ class SqliteStore implements Store {
   #deleteKeys(keys: readonly string[]): void {
     for (const key of keys) {
       this.#q.deleteKey.run(key);
+      this.#q.deleteMembers.run(key);
       this.#q.deleteSet.run(key);
     }
   }
 
+  /**
+   * One member more: the set's one row takes the later expiry (never shorter; none stays none),
+   * the member a row of its own, whatever the set's size. An expired set not swept yet is
+   * dropped first, so its old members do not come back.
+   */
   #addMember(key: string, member: string, ttl?: number): void {
-    const current = this.#q.setExpiry.get({ key, now: this.#now() }) as { bounded: number | null; until: number | null };
+    const current = this.#q.setExpiry.get(key) as { expires_at: number | null } | undefined;
     const requested = this.#expiry(ttl);
-    // Never shorten: an unbounded set stays unbounded, otherwise keep the later expiry.
-    const unbounded = requested === null || (current.bounded !== null && current.bounded === 0);
-    const until = unbounded ? null : Math.max(requested, current.until ?? 0);
-    this.#q.addMember.run({ key, member, expiresAt: until });
-    this.#q.extendSet.run({ key, expiresAt: until });
+    let until = requested;
+    if (current && current.expires_at !== null && current.expires_at <= this.#now()) {
+      this.#q.deleteMembers.run(key);
+    } else if (current) {
+      until = requested === null || current.expires_at === null ? null : Math.max(requested, current.expires_at);
+    }
+    if (!current || until !== current.expires_at) this.#q.putSet.run({ key, expiresAt: until });
+    this.#q.addMember.run({ key, member });
   }
 
   #increment(key: string, ttl: number, by: number): number {
@@ -225,13 +234,12 @@ class SqliteStore implements Store {
     });
   }
 
-  /** The sets in a key range with their members and expiry (members share their set's; the latest counts). */
+  /** The sets in a key range with their members and expiry. */
   #setsIn(range: { prefix: string; end: string; now: number }) {
     const sets = new Map<string, { members: string[]; expiresAt: number | null }>();
     for (const row of this.#q.entrySets.all(range) as { key: string; member: string; expires_at: number | null }[]) {
       const set = sets.get(row.key) ?? { members: [], expiresAt: row.expires_at };
       set.members.push(row.member);
-      if (set.expiresAt !== null && (row.expires_at === null || row.expires_at > set.expiresAt)) set.expiresAt = row.expires_at;
       sets.set(row.key, set);
     }
     return sets;
@@ -246,8 +254,8 @@ class SqliteStore implements Store {
       while (this.db.open) {
         const t = this.#now();
         const kv = this.#q.sweepKv.run(t, SWEEP_BATCH).changes;
-        const sets = this.#q.sweepSets.run(t, SWEEP_BATCH).changes;
-        removed += kv + sets;
+        const [members, sets] = this.#sweepSets(t);
+        removed += kv + members;
         if (kv < SWEEP_BATCH && sets < SWEEP_BATCH) break;
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -257,6 +265,12 @@ class SqliteStore implements Store {
       this.#sweeping = false;
     }
     return removed;
+  }
+
+  /** Up to SWEEP_BATCH expired sets with their members, in one transaction: [members, sets] removed. */
+  #sweepSets(t: number): [number, number] {
+    const sweep = () => [this.#q.sweepSetMembers.run(t, SWEEP_BATCH).changes, this.#q.sweepSets.run(t, SWEEP_BATCH).changes];
+    return this.db.transaction(sweep).immediate() as [number, number];
   }
 
   ping(): Promise<void> {
