@@ -135,6 +135,31 @@ describe('parseSiweMessage: every field', () => {
       ],
     });
     expect(createSiweMessage(parseSiweMessage(FULL))).toBe(FULL);
+    // The fields in the message's order (what JSON of a parsed message shows), whichever are there.
+    expect(Object.keys(parseSiweMessage(FULL))).toEqual([
+      'scheme',
+      'domain',
+      'address',
+      'statement',
+      'uri',
+      'version',
+      'chainId',
+      'nonce',
+      'issuedAt',
+      'expirationTime',
+      'notBefore',
+      'requestId',
+      'resources',
+    ]);
+    expect(Object.keys(parseSiweMessage(minimal()))).toEqual([
+      'domain',
+      'address',
+      'uri',
+      'version',
+      'chainId',
+      'nonce',
+      'issuedAt',
+    ]);
   });
 
   it.each([

@@ -169,12 +169,18 @@ export function parseSiweMessage(text: string, options: ParseSiweMessageOptions 
   const preamble = readPreamble(r);
   const address = readAddress(r);
   const statement = readStatement(r);
-  const message: SiweMessage = {
-    ...preamble,
-    address,
-    ...(statement === undefined ? {} : { statement }),
-    ...readRequiredFields(r, options),
-  };
+  const required = readRequiredFields(r, options);
+  // Built field by field in the message's order, not spread together: the spreads (optional parts
+  // as `...(x ? {} : { x })`) took two thirds of a parse (bench/history.md).
+  const message = (preamble.scheme === undefined ? {} : { scheme: preamble.scheme }) as SiweMessage;
+  message.domain = preamble.domain;
+  message.address = address;
+  if (statement !== undefined) message.statement = statement;
+  message.uri = required.uri;
+  message.version = required.version;
+  message.chainId = required.chainId;
+  message.nonce = required.nonce;
+  message.issuedAt = required.issuedAt;
   readOptionalFields(r, message);
   const resources = r.resources((value) => validate(r, 'resources', value));
   if (resources) message.resources = resources;
