@@ -18,7 +18,7 @@ import type { Section } from './report.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const HOSTS = Number(process.env.BENCH_DOCUMENT_HOSTS ?? 20);
-const BURSTS = 9;
+const BURSTS = Number(process.env.BENCH_DOCUMENT_BURSTS ?? 9);
 /** The bursts whose RSS is compared: the heap grows to its working size (and V8 first collects it whole) during the first ones. */
 const SETTLED = 6;
 /** Per host: the most a process fetches from one host in a minute (FETCHES_PER_HOST). */
