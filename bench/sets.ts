@@ -39,8 +39,9 @@ async function seed(store: Store, key: string, members: number) {
  */
 async function redisScriptMicros(store: Store): Promise<number> {
   const client = (store as Store & { client: import('ioredis').Redis }).client;
-  const stats = await client.info('commandstats');
-  return Number(/cmdstat_evalsha:calls=\d+,usec=(\d+)/.exec(stats)?.[1] ?? Number.NaN);
+  const usec = /cmdstat_evalsha:calls=\d+,usec=(\d+)/.exec(await client.info('commandstats'))?.[1];
+  if (usec === undefined) throw new Error('setGrowth: Redis INFO commandstats shows no EVALSHA (the add runs as a script)');
+  return Number(usec);
 }
 
 /** µs per add, one chunk at a time (each add awaited): wall time, and on Redis the server's. */
