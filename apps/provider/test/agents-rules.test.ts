@@ -140,7 +140,6 @@ describe('refusals: each in its own words, nothing stored', () => {
       expect(answer.body.error_description).not.toBe('grant request is invalid');
     }
   });
-
   it('once the address’s key is known (recovered before), another key’s signature is still refused', async () => {
     const answer = await tokenRequest(tokenEndpoint, client, { assertion: other.sign(claims()) });
     expect(answer.body).toMatchObject({ error: 'invalid_grant' });
@@ -183,6 +182,31 @@ describe('refusals: each in its own words, nothing stored', () => {
     });
     expect(refused.body).toMatchObject({ error: 'invalid_grant' });
     expect(refused.body.error_description).toMatch(/Solana devnet is not a cluster this provider signs in on/);
+  });
+});
+
+describe('EdDSA assertions, checked by OpenSSL', () => {
+  it('EdDSA: another key’s signature, a changed payload, a signature of the wrong length: refused in words', async () => {
+    const client = await register();
+    const solana = await solanaAgent();
+    const impostor = await solanaAgent();
+    const claimsOf = () => claimsFor(solana.accountId, provider.issuer);
+    const signed = await solana.sign(claimsOf());
+    const [header, , signature] = signed.split('.');
+    const changedPayload = Buffer.from(JSON.stringify({ ...claimsOf(), scope: 'more' })).toString('base64url');
+    const refusals: Array<[string, RegExp]> = [
+      [await impostor.sign(claimsOf()), /not signed by the key of the address `sub` names/],
+      [`${header}.${changedPayload}.${signature}`, /not signed by the key of the address `sub` names/],
+      [`${signed.slice(0, signed.lastIndexOf('.'))}.${(signature as string).slice(0, 84)}`, /EdDSA signature is 64 bytes/],
+    ];
+    for (const [assertion, words] of refusals) {
+      const answer = await tokenRequest(tokenEndpoint, client, { assertion });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      expect(answer.body).toMatchObject({ error: 'invalid_grant' });
+      expect(answer.body.error_description).toMatch(words);
+    }
+    const own = await tokenRequest(tokenEndpoint, client, { assertion: signed });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
   });
 });
 
