@@ -83,6 +83,7 @@ export async function jwtBearer(): Promise<Section> {
     env: { SOLANA_NETWORKS: 'mainnet' },
   });
   const signIn: number[] = [];
+  const exchange: number[] = [];
   const perToken = { ES256K: [] as number[], EdDSA: [] as number[], newKey: [] as number[] };
   try {
     const registered = await fetch(`${server.url}/reg`, {
@@ -107,6 +108,7 @@ export async function jwtBearer(): Promise<Section> {
         micros += sum.micros - (before[route]?.micros ?? 0);
       }
       signIn.push(micros / flows);
+      exchange.push(((after['POST /token']?.micros ?? 0) - (before['POST /token']?.micros ?? 0)) / flows);
       perToken.ES256K.push(await tokens(server.url, clientId, 'ES256K', TOKENS));
       perToken.EdDSA.push(await tokens(server.url, clientId, 'EdDSA', TOKENS));
       perToken.newKey.push(await tokens(server.url, clientId, 'ES256K', TOKENS / 4, true));
@@ -119,6 +121,7 @@ export async function jwtBearer(): Promise<Section> {
   const es = median(perToken.ES256K);
   const ed = median(perToken.EdDSA);
   const fresh = median(perToken.newKey);
+  const exchanged = median(exchange);
   const checks: Check[] = [
     {
       name: 'CPU per token by the JWT bearer grant (ES256K) / per interactive sign-in',
@@ -134,6 +137,18 @@ export async function jwtBearer(): Promise<Section> {
       target: '≤ 0.33',
       pass: ed / flow <= 1 / 3,
     },
+    // Proposed (performance round 4): against the code exchange, oidc-provider's own issuance of the
+    // same tokens, which a sign-in getting faster elsewhere does not move.
+    ...(['ES256K', 'EdDSA'] as const).map((alg) => {
+      const token = alg === 'ES256K' ? es : ed;
+      return {
+        name: `CPU per token by the JWT bearer grant (${alg}) / per code exchange of a sign-in (proposed)`,
+        value: token / exchanged,
+        display: `${(token / exchanged).toFixed(2)}× (${token.toFixed(0)} / ${exchanged.toFixed(0)} µs)`,
+        target: '≤ 1.25×',
+        pass: token / exchanged <= 1.25,
+      };
+    }),
   ];
   return {
     title: 'Agents: a token by the JWT bearer grant against an interactive sign-in',
@@ -145,6 +160,7 @@ export async function jwtBearer(): Promise<Section> {
           '6',
           flow.toFixed(0),
         ],
+        ['of which its code exchange (`POST /token`: code checked, access and ID token signed)', '1', exchanged.toFixed(0)],
         ['a token by the JWT bearer grant, ES256K (Ethereum key: recovery)', '1', es.toFixed(0)],
         ['a token by the JWT bearer grant, EdDSA (Solana key)', '1', ed.toFixed(0)],
         ['ES256K, the first assertion of each key (a new key each time: recovery, a new account)', '1', fresh.toFixed(0)],
