@@ -12,15 +12,17 @@
  *   {"cmd":"mint","kind":"jwt","count":200}      sign-ins asking for RESOURCE's JWT access token (answered with the tokens)
  *   {"cmd":"mint","kind":"device","count":2000}  device authorization requests (RFC 8628 §3.1): device codes
  *   {"cmd":"mint","kind":"access","count":64}    sign-ins, code exchanged: the access tokens introspection and userinfo take
- *   {"cmd":"run","kind":"exchange"|"refresh"|"introspection"|"userinfo"|"device-poll","count":2000,"from":200}
+ *   {"cmd":"run","kind":"exchange"|"refresh"|"introspection"|"userinfo"|"device-poll"|"jwt-bearer","count":2000,"from":200}
  *     (`from`: the first minted item to use, the ones before it having gone to a warm-up run)
+ *     jwt-bearer: a token by the JWT bearer grant (RFC 7523) for one of AGENTS agents, each
+ *     request with an assertion of its own (ES256K, a new `jti`) signed here, as an agent signs it
  *
  *   TARGET=http://localhost:3000 CONCURRENCY=16 RESOURCE=http://127.0.0.1:4998/api node --conditions=@signet/source --import tsx bench/capacity-driver.ts
  *
  * MODE=bare drives the flow benchmark's bare oidc-provider (bare-provider.mjs) instead: its
  * interaction signs in on one unchecked GET, so a sign-in there posts no message.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { messageParameters } from '@signet/provider';
 import { createSiweMessage } from '@signet/siwe';
@@ -37,6 +39,9 @@ const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 /** The resource the JWT access tokens are for (capacity.ts names it; RESOURCE_INDICATORS `*` allows http on loopback). */
 const RESOURCE = process.env.RESOURCE as string;
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** How many agents (Ethereum keys) the JWT-bearer run takes turns with: each signs in again and again. */
+const AGENTS = 64;
 /** How many access tokens introspection and userinfo take turns with. */
 const ACCESS_POOL = 64;
 
@@ -189,6 +194,24 @@ const device = bare
   ? { client_id: '' }
   : await register({ grant_types: [DEVICE_GRANT], response_types: [], token_endpoint_auth_method: 'none' });
 
+// Agents (not on the bare provider, which has no such grant): a public client with the grant, and
+// Ethereum keys that sign their own assertions (JWS ES256K: r‖s over SHA-256 of the signing input).
+const agentClient = bare
+  ? { client_id: '' }
+  : await register({ grant_types: [JWT_BEARER], response_types: [], token_endpoint_auth_method: 'none' });
+const agents = Array.from({ length: AGENTS }, () => {
+  const key = randomBytes(32);
+  const sub = `eip155:1:${privateKeyToAddress(bytesToHex(key))}`;
+  return { key, sub };
+});
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+function assertion(agent: (typeof agents)[number]): string {
+  const iat = Math.floor(Date.now() / 1000);
+  const input = `${b64({ alg: 'ES256K', typ: 'JWT' })}.${b64({ iss: agent.sub, sub: agent.sub, aud: target, iat, exp: iat + 60, jti: randomUUID() })}`;
+  const signature = ecc.sign(createHash('sha256').update(input).digest(), agent.key);
+  return `${input}.${Buffer.from(signature).toString('base64url')}`;
+}
+
 /** What the mints left, for the runs. */
 const minted = { codes: [] as string[], refresh: [] as string[], access: [] as string[], device: [] as string[] };
 
@@ -267,6 +290,17 @@ const runs: Record<string, (index: number) => Promise<string | undefined>> = {
   },
   async userinfo(index) {
     await userinfo(minted.access[index % minted.access.length] as string);
+    return undefined;
+  },
+  async 'jwt-bearer'(index) {
+    if (bare) throw new Error('the bare provider has no JWT bearer grant');
+    const agent = agents[index % AGENTS] as (typeof agents)[number];
+    const response = await fetch(
+      `${target}/token`,
+      form({ grant_type: JWT_BEARER, assertion: assertion(agent), client_id: agentClient.client_id, scope: 'openid' }),
+    );
+    if (response.status !== 200) throw new Error(`the JWT bearer grant answered ${response.status}: ${await response.text()}`);
+    if (!((await response.json()) as Tokens).id_token) throw new Error('the JWT bearer grant answered no ID token');
     return undefined;
   },
   // Each device code polled once: the person has not signed, so the answer is authorization_pending.

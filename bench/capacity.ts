@@ -257,6 +257,7 @@ async function measureStorage(
     operations.refresh = await warmAndMeasure(driver, pid, 'refresh');
     await driver.send({ cmd: 'mint', kind: 'device', count: OPS + WARM_OPS });
     operations['device-poll'] = await warmAndMeasure(driver, pid, 'device-poll');
+    operations['jwt-bearer'] = await warmAndMeasure(driver, pid, 'jwt-bearer');
     if (withJwts) await withJwts(server.url, (await driver.send({ cmd: 'mint', kind: 'jwt', count: JWT_TOKENS })).tokens ?? []);
     return { signIn, operations, memory };
   } finally {
@@ -363,12 +364,16 @@ async function verifySignatures(issuer: string, tokens: string[]): Promise<Measu
   };
 }
 
+const AGENT_NOTE =
+  'a public client registered with the grant and 64 agents (Ethereum keys) taking turns, each request with an assertion of its own (ES256K, a new `jti`) signed by the driver as an agent signs it (costing the server nothing); the warm-up run is each key’s first assertions (public-key recovery, a new account), the measured run what an agent pays from its second token on: the assertion checked against its known key, the `jti` claimed, an account read, a grant, sign-in record and tokens stored, an ID token signed.';
+
 const OPERATIONS: [string, string][] = [
   ['exchange', 'authorization-code exchange (PKCE, ID token signed)'],
   ['refresh', 'refresh (public client: the refresh token rotates)'],
   ['introspection', 'introspection (opaque access token, client_secret_basic)'],
   ['userinfo', 'userinfo (GET, bearer)'],
   ['device-poll', 'device-grant poll (authorization_pending)'],
+  ['jwt-bearer', 'JWT-bearer grant (RFC 7523): a token for an agent’s ES256K assertion, its key seen before'],
 ];
 
 const row = (what: string, m: Measured) => [
@@ -407,7 +412,21 @@ function storageChecks(name: string, figures: StorageFigures): Check[] {
       target: '≤ 0.5×',
       pass: ratio <= 0.5,
     },
+    agentCheck(name, figures),
   ];
+}
+
+/** A token by the JWT bearer grant against a complete sign-in, at concurrency 16 on the same storage and server (the agents' goal, as a deployment runs it). */
+function agentCheck(name: string, figures: StorageFigures): Check {
+  const agent = figures.operations['jwt-bearer'] as Measured;
+  const ratio = agent.cpuMsPerOp / figures.signIn.cpuMsPerOp;
+  return {
+    name: `${name}: a JWT-bearer token's CPU / a complete sign-in's (${agent.cpuMsPerOp.toFixed(2)} / ${figures.signIn.cpuMsPerOp.toFixed(2)} ms)`,
+    value: ratio,
+    display: `${ratio.toFixed(2)}×`,
+    target: '≤ 0.33×',
+    pass: ratio <= 1 / 3,
+  };
 }
 
 /** Introspection against the bare oidc-provider's on the same storage: the fair form of the p99 goal (docs/performance.md). */
@@ -458,7 +477,6 @@ export async function capacity(): Promise<Section> {
       rows.push(row(`${name}: complete sign-in (authorize, wallet signature, token, userinfo)`, figures.signIn));
       for (const [kind, what] of OPERATIONS) rows.push(row(`${name}: ${what}`, figures.operations[kind] as Measured));
       if (figures.bare) rows.push(row(`${name}: bare oidc-provider, the same introspection`, figures.bare));
-      rows.push([`${name}: JWT-bearer grant (RFC 7523)`, 'measured apart: `npm run bench -- jwtBearer`', '–', '–', '–']);
       checks.push(...storageChecks(name, figures));
       const { memory } = figures;
       memoryRows.push([
@@ -491,7 +509,7 @@ export async function capacity(): Promise<Section> {
     table: { head: ['operation', 'ops/s measured', 'CPU ms per op', 'ops/s per core', 'p50 / p99 ms'], rows },
     checks,
     notes: [
-      `Each storage: the built provider alone on core 0 (rate limits off), the driver (bench/capacity-driver.ts) on core 1, concurrency ${CONCURRENCY}, after ${WARMUP} unmeasured complete sign-ins. Each operation: ${OPS} measured after ${WARM_OPS} unmeasured (BENCH_CAPACITY_OPS), introspection ${INTROSPECTIONS} after a tenth as many (BENCH_CAPACITY_INTROSPECTIONS: its p99 has a goal, and the p99 of a run of a second is decided by the one or two collections that fall in it); what it needs (codes, refresh tokens, access tokens, device codes) minted beforehand by complete sign-ins or device authorization requests whose CPU is not counted. CPU ms per op: the server process's user + system time (/proc, 10 ms ticks) over the measured run divided by its operations; ops/s per core = 1000 / CPU ms per op, what one core would serve with nothing else on it; ops/s measured is the driver's own rate over the run. Complete sign-ins: ${SIGNINS} (BENCH_CAPACITY_SIGNINS), as the flow benchmark's driver makes them. Codes are minted and exchanged 250 at a time (a code lives 60 s); codes and refresh tokens are used once each (a public client's refresh token rotates on every use, REFRESH_REUSE_GRACE_SECONDS at its default); introspection and userinfo take turns over 64 opaque access tokens; each device code is polled once, its first poll (${pollAnswers.join('; ')}): the same work as any poll, on time or too soon (the pace is read and written per pending poll whatever the answer, device/polling.ts), so a device fleet polling every 5 s costs one of these per device every 5 s. The resource server: @signet/resource-server's verifyAccessToken in this process over ${JWT_TOKENS} JWT access tokens Signet issued for ${RESOURCE} (RFC 8707, RFC 9068), the issuer's keys fetched once and kept; CPU from process.cpuUsage(); ${JWT_OPS} checks (BENCH_CAPACITY_JWT_OPS), first with the verified-token cache off (every signature checked), then with it on (the same 200 tokens again); the floor is node:crypto's synchronous RS256 verification of the same signatures, the key imported once (jose, which the resource server uses, verifies through WebCrypto). The bare oidc-provider's introspection (the flow benchmark's bare-provider.mjs with its introspection endpoint on, the same storage, alone on core 0, after what the Signet server did before its introspections: ${WARMUP + SIGNINS} sign-ins, the code exchanges, ${OPS + WARM_OPS} sign-ins with their codes exchanged as the refresh tokens' mint; the same client_secret_basic client and runs over 64 access tokens of its own): the baseline of the introspection p99, which on one saturated core is mostly the pauses of the process's collector (docs/performance.md); BENCH_CAPACITY_BARE=0 leaves it out. \`npm run bench -- capacity\`; BENCH_CAPACITY_STORAGES (sqlite, postgres, redis, memory) picks the storages.`,
+      `Each storage: the built provider alone on core 0 (rate limits off), the driver (bench/capacity-driver.ts) on core 1, concurrency ${CONCURRENCY}, after ${WARMUP} unmeasured complete sign-ins. Each operation: ${OPS} measured after ${WARM_OPS} unmeasured (BENCH_CAPACITY_OPS), introspection ${INTROSPECTIONS} after a tenth as many (BENCH_CAPACITY_INTROSPECTIONS: its p99 has a goal, and the p99 of a run of a second is decided by the one or two collections that fall in it); what it needs (codes, refresh tokens, access tokens, device codes) minted beforehand by complete sign-ins or device authorization requests whose CPU is not counted. CPU ms per op: the server process's user + system time (/proc, 10 ms ticks) over the measured run divided by its operations; ops/s per core = 1000 / CPU ms per op, what one core would serve with nothing else on it; ops/s measured is the driver's own rate over the run. Complete sign-ins: ${SIGNINS} (BENCH_CAPACITY_SIGNINS), as the flow benchmark's driver makes them. Codes are minted and exchanged 250 at a time (a code lives 60 s); codes and refresh tokens are used once each (a public client's refresh token rotates on every use, REFRESH_REUSE_GRACE_SECONDS at its default); introspection and userinfo take turns over 64 opaque access tokens; each device code is polled once, its first poll (${pollAnswers.join('; ')}): the same work as any poll, on time or too soon (the pace is read and written per pending poll whatever the answer, device/polling.ts), so a device fleet polling every 5 s costs one of these per device every 5 s. JWT-bearer tokens: ${AGENT_NOTE} The resource server: @signet/resource-server's verifyAccessToken in this process over ${JWT_TOKENS} JWT access tokens Signet issued for ${RESOURCE} (RFC 8707, RFC 9068), the issuer's keys fetched once and kept; CPU from process.cpuUsage(); ${JWT_OPS} checks (BENCH_CAPACITY_JWT_OPS), first with the verified-token cache off (every signature checked), then with it on (the same 200 tokens again); the floor is node:crypto's synchronous RS256 verification of the same signatures, the key imported once (jose, which the resource server uses, verifies through WebCrypto). The bare oidc-provider's introspection (the flow benchmark's bare-provider.mjs with its introspection endpoint on, the same storage, alone on core 0, after what the Signet server did before its introspections: ${WARMUP + SIGNINS} sign-ins, the code exchanges, ${OPS + WARM_OPS} sign-ins with their codes exchanged as the refresh tokens' mint; the same client_secret_basic client and runs over 64 access tokens of its own): the baseline of the introspection p99, which on one saturated core is mostly the pauses of the process's collector (docs/performance.md); BENCH_CAPACITY_BARE=0 leaves it out. \`npm run bench -- capacity\`; BENCH_CAPACITY_STORAGES (sqlite, postgres, redis, memory) picks the storages.`,
       [
         `| storage | idle RSS per replica MB | RSS after the measured sign-ins MB | RSS growth per 10,000 live sessions MB | storage per 10,000 sessions MB |`,
         '|---|---|---|---|---|',

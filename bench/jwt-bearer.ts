@@ -137,18 +137,6 @@ export async function jwtBearer(): Promise<Section> {
       target: '≤ 0.33',
       pass: ed / flow <= 1 / 3,
     },
-    // Proposed (performance round 4): against the code exchange, oidc-provider's own issuance of the
-    // same tokens, which a sign-in getting faster elsewhere does not move.
-    ...(['ES256K', 'EdDSA'] as const).map((alg) => {
-      const token = alg === 'ES256K' ? es : ed;
-      return {
-        name: `CPU per token by the JWT bearer grant (${alg}) / per code exchange of a sign-in (proposed)`,
-        value: token / exchanged,
-        display: `${(token / exchanged).toFixed(2)}× (${token.toFixed(0)} / ${exchanged.toFixed(0)} µs)`,
-        target: '≤ 1.25×',
-        pass: token / exchanged <= 1.25,
-      };
-    }),
   ];
   return {
     title: 'Agents: a token by the JWT bearer grant against an interactive sign-in',
