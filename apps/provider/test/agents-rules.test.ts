@@ -140,6 +140,7 @@ describe('refusals: each in its own words, nothing stored', () => {
       expect(answer.body.error_description).not.toBe('grant request is invalid');
     }
   });
+
   it('once the address’s key is known (recovered before), another key’s signature is still refused', async () => {
     const answer = await tokenRequest(tokenEndpoint, client, { assertion: other.sign(claims()) });
     expect(answer.body).toMatchObject({ error: 'invalid_grant' });
