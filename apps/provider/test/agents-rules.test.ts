@@ -186,7 +186,24 @@ describe('refusals: each in its own words, nothing stored', () => {
   });
 });
 
-describe('EdDSA assertions, checked by OpenSSL', () => {
+describe('signatures, checked by OpenSSL', () => {
+  it('an ES256K signature that is not base64url (padding, white space) is refused, though Node would decode it to the valid one', async () => {
+    const client = await register();
+    const agent = ethereumAgent();
+    const valid = agent.sign(claimsFor(agent.accountId(), provider.issuer));
+    for (const assertion of [
+      `${valid}=`,
+      `${valid.slice(0, -1)} ${valid.slice(-1)}`,
+      `${valid.slice(0, -1)}\n${valid.slice(-1)}`,
+    ]) {
+      const answer = await tokenRequest(tokenEndpoint, client, { assertion });
+      expect(answer.body).toMatchObject({ error: 'invalid_grant' });
+      expect(answer.body.error_description).toMatch(/signature is not base64url/);
+    }
+    const own = await tokenRequest(tokenEndpoint, client, { assertion: valid });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+  });
+
   it('EdDSA: another key’s signature, a changed payload, a signature of the wrong length: refused in words', async () => {
     const client = await register();
     const solana = await solanaAgent();
@@ -199,6 +216,8 @@ describe('EdDSA assertions, checked by OpenSSL', () => {
       [await impostor.sign(claimsOf()), /not signed by the key of the address `sub` names/],
       [`${header}.${changedPayload}.${signature}`, /not signed by the key of the address `sub` names/],
       [`${signed.slice(0, signed.lastIndexOf('.'))}.${(signature as string).slice(0, 84)}`, /EdDSA signature is 64 bytes/],
+      // Node's decoder would skip the padding and read the same 64 bytes: refused as jose refuses it.
+      [`${signed}==`, /signature is not base64url/],
     ];
     for (const [assertion, words] of refusals) {
       const answer = await tokenRequest(tokenEndpoint, client, { assertion });

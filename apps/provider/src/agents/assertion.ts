@@ -134,6 +134,20 @@ function keyOf(payload: JWTPayload, alg: 'ES256K' | 'EdDSA'): AgentKey {
 
 const bytesOf = (base64url: string) => Buffer.from(base64url, 'base64url');
 
+/**
+ * The signing input and the signature's bytes. The signature must be base64url without padding
+ * (RFC 7515 §2), as jose requires: Node's decoder would skip any other character, so that many
+ * strings would read as one signature.
+ */
+function signedParts(assertion: string): { input: Buffer; signature: Buffer } {
+  const end = assertion.lastIndexOf('.');
+  const encoded = assertion.slice(end + 1);
+  if (!/^[A-Za-z0-9_-]*$/.test(encoded)) {
+    throw refuse('MALFORMED_ASSERTION', 'the assertion’s signature is not base64url (RFC 7515: no padding, no other characters)');
+  }
+  return { input: Buffer.from(assertion.slice(0, end), 'ascii'), signature: bytesOf(encoded) };
+}
+
 /** The address of a secp256k1 public key's coordinates: the last 20 bytes of keccak256(x‖y). */
 const addressOf = (x: Uint8Array, y: Uint8Array) =>
   `0x${Buffer.from(keccak256(Buffer.concat([x, y])))
@@ -195,12 +209,10 @@ const NOT_SIGNED = 'the assertion is not signed by the key of the address `sub` 
  */
 async function verifyEs256k(assertion: string, header: ProtectedHeaderParameters, address: Hex): Promise<void> {
   const lower = address.toLowerCase();
-  const end = assertion.lastIndexOf('.');
-  const signature = bytesOf(assertion.slice(end + 1));
+  const { input, signature } = signedParts(assertion);
   if (signature.length !== 64) {
     throw refuse('INVALID_SIGNATURE', 'an ES256K signature is 64 bytes (r‖s, RFC 8812), not a DER or 65-byte one');
   }
-  const input = Buffer.from(assertion.slice(0, end), 'ascii');
   const known = knownKeyOf(header, lower);
   if (known) {
     if (!verifySignature('sha256', input, { key: known, dsaEncoding: 'ieee-p1363' }, signature))
@@ -232,10 +244,9 @@ function verifyEdDsa(assertion: string, address: string): void {
     key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(base58.decode(address)).toString('base64url') },
     format: 'jwk',
   });
-  const end = assertion.lastIndexOf('.');
-  const signature = bytesOf(assertion.slice(end + 1));
+  const { input, signature } = signedParts(assertion);
   if (signature.length !== 64) throw refuse('INVALID_SIGNATURE', 'an EdDSA signature is 64 bytes (RFC 8037)');
-  if (!verifySignature(null, Buffer.from(assertion.slice(0, end), 'ascii'), key, signature)) {
+  if (!verifySignature(null, input, key, signature)) {
     throw refuse('INVALID_SIGNATURE', NOT_SIGNED);
   }
 }
