@@ -187,7 +187,7 @@ describe('refusals: each in its own words, nothing stored', () => {
 });
 
 describe('signatures, checked by OpenSSL', () => {
-  it('an ES256K signature that is not base64url (padding, white space) is refused, though Node would decode it to the valid one', async () => {
+  it('an ES256K signature that is not base64url (padding, white space) is refused, though Node would decode it to the valid one; so is white space in the header or payload', async () => {
     const client = await register();
     const agent = ethereumAgent();
     const valid = agent.sign(claimsFor(agent.accountId(), provider.issuer));
@@ -199,6 +199,13 @@ describe('signatures, checked by OpenSSL', () => {
       const answer = await tokenRequest(tokenEndpoint, client, { assertion });
       expect(answer.body).toMatchObject({ error: 'invalid_grant' });
       expect(answer.body.error_description).toMatch(/signature is not base64url/);
+    }
+    // White space in the header or payload, which a lenient base64 decoder would read past.
+    const [header, payload, signature] = valid.split('.');
+    for (const assertion of [`${header} .${payload}.${signature}`, `${header}.${payload}\n.${signature}`]) {
+      const answer = await tokenRequest(tokenEndpoint, client, { assertion });
+      expect(answer.body).toMatchObject({ error: 'invalid_grant' });
+      expect(answer.body.error_description).toMatch(/header or payload is not base64url/);
     }
     const own = await tokenRequest(tokenEndpoint, client, { assertion: valid });
     expect(own.status, JSON.stringify(own.body)).toBe(200);

@@ -135,17 +135,23 @@ function keyOf(payload: JWTPayload, alg: 'ES256K' | 'EdDSA'): AgentKey {
 const bytesOf = (base64url: string) => Buffer.from(base64url, 'base64url');
 
 /**
- * The signing input and the signature's bytes. The signature must be base64url without padding
- * (RFC 7515 §2), as jose requires: Node's decoder would skip any other character, so that many
- * strings would read as one signature.
+ * The signing input and the signature's bytes. Each part must be base64url without padding (RFC
+ * 7515 §2), as jose requires: Node's decoder would skip any other character, so that many strings
+ * would read as one signature, and the signing input is then plain ASCII, the bytes that were signed.
  */
 function signedParts(assertion: string): { input: Buffer; signature: Buffer } {
   const end = assertion.lastIndexOf('.');
-  const encoded = assertion.slice(end + 1);
+  const [input, encoded] = [assertion.slice(0, end), assertion.slice(end + 1)];
   if (!/^[A-Za-z0-9_-]*$/.test(encoded)) {
     throw refuse('MALFORMED_ASSERTION', 'the assertion’s signature is not base64url (RFC 7515: no padding, no other characters)');
   }
-  return { input: Buffer.from(assertion.slice(0, end), 'ascii'), signature: bytesOf(encoded) };
+  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(input)) {
+    throw refuse(
+      'MALFORMED_ASSERTION',
+      'the assertion’s header or payload is not base64url (RFC 7515: no padding, no other characters)',
+    );
+  }
+  return { input: Buffer.from(input, 'ascii'), signature: bytesOf(encoded) };
 }
 
 /** The address of a secp256k1 public key's coordinates: the last 20 bytes of keccak256(x‖y). */
