@@ -7,7 +7,7 @@
  * `refetchCooldownSeconds` for unknown keys or after a failure, so tokens with made-up key ids
  * cannot make this resource hammer the issuer.
  */
-import { createLocalJWKSet, type FlattenedJWSInput, type JWSHeaderParameters, type JWTVerifyGetKey } from 'jose';
+import { type CryptoKey, createLocalJWKSet, type JWSHeaderParameters } from 'jose';
 import { discoverIssuer, type IssuerMetadata } from './discoverIssuer.ts';
 import { ResourceServerError } from './errors.ts';
 import { fetchJson } from './fetchJson.ts';
@@ -16,8 +16,8 @@ import type { ResolvedOptions } from './options.ts';
 type LocalKeys = ReturnType<typeof createLocalJWKSet>;
 
 export type IssuerKeys = {
-  /** jose's key resolver: the key a token's header names. */
-  getKey: JWTVerifyGetKey;
+  /** The key a token's header names (its `alg` and `kid`), imported for that algorithm. */
+  getKey(header: JWSHeaderParameters): Promise<CryptoKey>;
   /** Fetches discovery and the key set now (single flight); rejects with a ResourceServerError. */
   refresh(): Promise<void>;
   /** Counts the key sets fetched: what was verified under an earlier one is checked again. */
@@ -85,13 +85,13 @@ export function createIssuerKeys(options: ResolvedOptions): IssuerKeys {
     return keys as unknown as LocalKeys;
   }
 
-  function select(set: LocalKeys, header: JWSHeaderParameters, token: FlattenedJWSInput) {
-    if (typeof header.kid !== 'string') return set(header, token);
+  function select(set: LocalKeys, header: JWSHeaderParameters): Promise<CryptoKey> {
+    if (typeof header.kid !== 'string') return set(header);
     const id = `${header.alg} ${header.kid}`;
     const memo = selected;
     const known = memo.get(id);
     if (known) return known;
-    const found = set(header, token);
+    const found = set(header);
     // Remembered once found; a failed search is forgotten (a rotated key may arrive).
     if (memo.size < 64) {
       memo.set(id, found);
@@ -100,22 +100,22 @@ export function createIssuerKeys(options: ResolvedOptions): IssuerKeys {
     return found;
   }
 
-  async function getKey(header: JWSHeaderParameters, token: FlattenedJWSInput) {
+  async function getKey(header: JWSHeaderParameters) {
     const set = await current();
     try {
-      return await select(set, header, token);
+      return await select(set, header);
     } catch (error) {
       if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
       // A key the set does not hold: wait for a fetch under way, or start one unless one ran lately.
       if (pending) await pending.catch(() => {});
       else if (mayFetch()) await refresh();
       else throw error;
-      return select(keys as LocalKeys, header, token);
+      return select(keys as LocalKeys, header);
     }
   }
 
   return {
-    getKey: getKey as JWTVerifyGetKey,
+    getKey,
     refresh,
     get generation() {
       return generation;

@@ -4,74 +4,86 @@
  * naming this resource, `exp` / `nbf` within the clock tolerance, the claims RFC 9068 requires, no
  * key binding it cannot check (`cnf`), then the scopes the request needs. Every failure is a
  * ResourceServerError whose message names what failed and never echoes the token.
+ *
+ * The signature is checked by OpenSSL (compactJws.ts); the claims here, as jose's jwtVerify
+ * checks them (the same comparisons and clock tolerance).
  */
-import { type JWTPayload, jwtVerify } from 'jose';
+import type { CryptoKey } from 'jose';
+import { type CompactJws, readCompactJws, signatureVerifies } from './compactJws.ts';
 import { ResourceServerError, type ResourceServerErrorCode } from './errors.ts';
 import type { IssuerKeys } from './issuerKeys.ts';
-import type { ResolvedOptions } from './options.ts';
+import type { AccessTokenAlgorithm, ResolvedOptions } from './options.ts';
 import type { AccessToken, AccessTokenClaims } from './types.ts';
 import type { VerifiedTokens } from './verifiedTokens.ts';
 
 export type VerifyContext = { options: ResolvedOptions; keys: IssuerKeys; verified: VerifiedTokens };
 
-/** RFC 9068 §2.2: what every JWT access token carries (iss and aud are checked by value). */
-const REQUIRED_CLAIMS = ['exp', 'iat', 'sub', 'client_id', 'jti'] as const;
+const NOT_ALLOWED = 'the token is signed with an algorithm this resource does not accept';
 
-const CLAIM_CODES: Record<string, ResourceServerErrorCode> = {
-  iss: 'WRONG_ISSUER',
-  aud: 'WRONG_AUDIENCE',
-  nbf: 'TOKEN_NOT_YET_VALID',
-  exp: 'TOKEN_EXPIRED',
-  typ: 'WRONG_TOKEN_TYPE',
-};
-
-const JOSE_CODES: Record<string, [ResourceServerErrorCode, string]> = {
-  ERR_JOSE_ALG_NOT_ALLOWED: ['ALGORITHM_NOT_ALLOWED', 'the token is signed with an algorithm this resource does not accept'],
-  ERR_JOSE_NOT_SUPPORTED: ['ALGORITHM_NOT_ALLOWED', 'the token is signed with an algorithm this resource does not accept'],
-  ERR_JWS_INVALID: ['MALFORMED_TOKEN', 'the access token is not a signed JWT'],
-  ERR_JWT_INVALID: ['MALFORMED_TOKEN', 'the access token is not a signed JWT with a JSON claims set'],
-  ERR_JWS_SIGNATURE_VERIFICATION_FAILED: ['INVALID_SIGNATURE', 'the access token signature is invalid'],
+/** jose's failures while finding the key, as this package's codes. */
+const KEY_CODES: Record<string, [ResourceServerErrorCode, string]> = {
+  ERR_JOSE_NOT_SUPPORTED: ['ALGORITHM_NOT_ALLOWED', NOT_ALLOWED],
   ERR_JWKS_NO_MATCHING_KEY: ['UNKNOWN_KEY', "the token is signed with a key the issuer's key set does not hold"],
   ERR_JWKS_MULTIPLE_MATCHING_KEYS: ['UNKNOWN_KEY', 'the token names no key (kid) and the issuer has several'],
-  ERR_JWT_EXPIRED: ['TOKEN_EXPIRED', 'the access token has expired'],
 };
 
-const CLAIM_WORDS: Partial<Record<ResourceServerErrorCode, string>> = {
-  WRONG_ISSUER: 'the access token was not issued by the issuer this resource trusts',
-  WRONG_AUDIENCE: 'the access token is for another resource (its aud does not name this one)',
-  TOKEN_NOT_YET_VALID: 'the access token is not valid yet (nbf)',
-  TOKEN_EXPIRED: 'the access token has expired',
-  WRONG_TOKEN_TYPE: 'not an access token: its typ is not at+jwt (RFC 9068)',
-};
+const fail = (code: ResourceServerErrorCode, words: string) => new ResourceServerError(code, words);
+const missing = (claim: string) => fail('MISSING_CLAIM', `the access token lacks a valid "${claim}" claim (RFC 9068)`);
 
-/** jose's failure as this package's: a stable code and words; our own errors pass through. */
-function translate(error: unknown): ResourceServerError {
-  if (error instanceof ResourceServerError) return error;
-  const { code, claim, reason } = (error ?? {}) as { code?: string; claim?: string; reason?: string };
-  if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' || code === 'ERR_JWT_EXPIRED') {
-    const mapped = claim === undefined ? undefined : CLAIM_CODES[claim];
-    if (reason === 'missing' || !mapped) {
-      return new ResourceServerError('MISSING_CLAIM', `the access token lacks a valid "${claim}" claim (RFC 9068)`, {
-        cause: error,
-      });
-    }
-    return new ResourceServerError(mapped, CLAIM_WORDS[mapped] as string, { cause: error });
-  }
-  const [mapped, words] = JOSE_CODES[code ?? ''] ?? ['MALFORMED_TOKEN', 'the access token could not be read'];
-  return new ResourceServerError(mapped, words, { cause: error });
+/** RFC 9068 §2.1: `at+jwt`, with or without `application/`, in any case (as jose compares it). */
+function isAccessTokenType(typ: unknown): boolean {
+  return typeof typ === 'string' && typ.toLowerCase().replace(/^application\//, '') === 'at+jwt';
 }
 
-function checkClaims(payload: JWTPayload): AccessTokenClaims {
+async function keyFor(jws: CompactJws, { options, keys }: VerifyContext): Promise<[AccessTokenAlgorithm, CryptoKey]> {
+  const { alg } = jws.header;
+  if (typeof alg !== 'string' || !(options.algorithms as readonly string[]).includes(alg)) {
+    throw fail('ALGORITHM_NOT_ALLOWED', NOT_ALLOWED);
+  }
+  try {
+    return [alg as AccessTokenAlgorithm, await keys.getKey(jws.header)];
+  } catch (error) {
+    if (error instanceof ResourceServerError) throw error;
+    const [code, words] = KEY_CODES[(error as { code?: string })?.code ?? ''] ?? [
+      'UNKNOWN_KEY',
+      "the issuer's key for this token could not be used",
+    ];
+    throw new ResourceServerError(code, words, { cause: error });
+  }
+}
+
+/** RFC 9068 §2.2 and §4: the time claims are numbers, the issuer and the audience this resource. */
+function checkRegisteredClaims(payload: Record<string, unknown>, options: ResolvedOptions, now: number): void {
+  const seconds = Math.floor(now / 1000);
+  const tolerance = options.clockToleranceSeconds;
+  for (const claim of ['exp', 'iat'] as const) if (typeof payload[claim] !== 'number') throw missing(claim);
+  if (payload.nbf !== undefined && typeof payload.nbf !== 'number') throw missing('nbf');
+  if (payload.iss !== options.issuer) {
+    throw fail(
+      payload.iss === undefined ? 'MISSING_CLAIM' : 'WRONG_ISSUER',
+      'the access token was not issued by the issuer this resource trusts',
+    );
+  }
+  if (payload.aud === undefined) throw missing('aud');
+  const audience = typeof payload.aud === 'string' ? [payload.aud] : payload.aud;
+  if (!Array.isArray(audience) || !audience.includes(options.resource)) {
+    throw fail('WRONG_AUDIENCE', 'the access token is for another resource (its aud does not name this one)');
+  }
+  if ((payload.nbf as number | undefined) !== undefined && (payload.nbf as number) > seconds + tolerance) {
+    throw fail('TOKEN_NOT_YET_VALID', 'the access token is not valid yet (nbf)');
+  }
+  if ((payload.exp as number) <= seconds - tolerance) throw fail('TOKEN_EXPIRED', 'the access token has expired');
+}
+
+function checkClaims(payload: Record<string, unknown>): AccessTokenClaims {
   for (const claim of ['sub', 'client_id', 'jti'] as const) {
-    if (typeof payload[claim] !== 'string' || payload[claim] === '') {
-      throw new ResourceServerError('MISSING_CLAIM', `the access token lacks a valid "${claim}" claim (RFC 9068)`);
-    }
+    if (typeof payload[claim] !== 'string' || payload[claim] === '') throw missing(claim);
   }
   if (payload.scope !== undefined && typeof payload.scope !== 'string') {
-    throw new ResourceServerError('MISSING_CLAIM', 'the access token\'s "scope" claim is not a string');
+    throw fail('MISSING_CLAIM', 'the access token\'s "scope" claim is not a string');
   }
   if (payload.cnf !== undefined) {
-    throw new ResourceServerError(
+    throw fail(
       'SENDER_CONSTRAINED_TOKEN',
       'the access token is bound to a key (DPoP or mTLS) and this resource accepts bearer tokens only',
     );
@@ -85,21 +97,13 @@ export function requireScopes(granted: readonly string[], needed: readonly strin
   throw new ResourceServerError('INSUFFICIENT_SCOPE', `this request needs the scope ${needed.join(' ')}`, { scopes: needed });
 }
 
-async function verifySignedToken(token: string, { options, keys }: VerifyContext, now: number): Promise<AccessTokenClaims> {
-  try {
-    const { payload } = await jwtVerify(token, keys.getKey, {
-      algorithms: options.algorithms as string[],
-      issuer: options.issuer,
-      audience: options.resource,
-      typ: 'at+jwt',
-      clockTolerance: options.clockToleranceSeconds,
-      requiredClaims: [...REQUIRED_CLAIMS],
-      currentDate: new Date(now),
-    });
-    return Object.freeze(checkClaims(payload));
-  } catch (error) {
-    throw translate(error);
-  }
+async function verifySignedToken(token: string, context: VerifyContext, now: number): Promise<AccessTokenClaims> {
+  const jws = readCompactJws(token);
+  const [alg, key] = await keyFor(jws, context);
+  if (!signatureVerifies(jws, alg, key)) throw fail('INVALID_SIGNATURE', 'the access token signature is invalid');
+  if (!isAccessTokenType(jws.header.typ)) throw fail('WRONG_TOKEN_TYPE', 'not an access token: its typ is not at+jwt (RFC 9068)');
+  checkRegisteredClaims(jws.payload, context.options, now);
+  return Object.freeze(checkClaims(jws.payload));
 }
 
 export async function verifyAccessToken(

@@ -13,6 +13,7 @@ import {
   type ResourceServerErrorCode,
   type ResourceServerOptions,
 } from '../src/index.ts';
+import { type AccessTokenAlgorithm, ASYMMETRIC_ALGORITHMS } from '../src/options.ts';
 
 const RESOURCE = 'http://127.0.0.1:9999/mcp';
 let issuer: StandInIssuer;
@@ -317,3 +318,128 @@ describe('a token signed with a key that is not asymmetric is never verified', (
     expect(await codeOf(server.verifyAccessToken(token))).toBe('ALGORITHM_NOT_ALLOWED');
   });
 });
+
+describe('signatures, checked by OpenSSL (node:crypto), every allowed algorithm', () => {
+  // An issuer of its own: it publishes one key per algorithm, which the shared one must not.
+  let multi: StandInIssuer;
+  let kids: Map<AccessTokenAlgorithm, string>;
+  const check = (token: string) =>
+    createResourceServer({ issuer: multi.issuer, resource: RESOURCE, now: () => Date.now() }).verifyAccessToken(token);
+
+  beforeAll(async () => {
+    multi = await startStandInIssuer({ audience: RESOURCE });
+    kids = new Map();
+    for (const alg of ASYMMETRIC_ALGORITHMS) kids.set(alg, await multi.rotate(alg));
+  });
+  afterAll(() => multi?.stop());
+
+  it.each([...ASYMMETRIC_ALGORITHMS])('%s: accepted; a changed payload or another key of the set is refused', async (alg) => {
+    const kid = kids.get(alg) as string;
+    const token = await multi.sign({ scope: 'openid' }, { alg, kid });
+    await expect(check(token)).resolves.toMatchObject({ clientId: 'test-client' });
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const raised = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), scope: 'admin' }));
+    expect(await codeOf(check(`${header}.${raised.toString('base64url')}.${signature}`))).toBe('INVALID_SIGNATURE');
+    // The same claims signed by another key of the set, under this key's kid.
+    const other = alg === 'RS256' ? 'PS256' : 'RS256';
+    const swapped = await multi.sign({ scope: 'openid' }, { alg, kid });
+    const [, , foreign] = (await multi.sign({}, { alg: other, kid: kids.get(other) as string })).split('.');
+    expect(await codeOf(check(`${swapped.split('.').slice(0, 2).join('.')}.${foreign}`))).toBe('INVALID_SIGNATURE');
+  });
+
+  it('an ECDSA signature cut short, or DER-encoded instead of R‖S (RFC 7518 §3.4), is refused', async () => {
+    const token = await multi.sign({}, { alg: 'ES256', kid: kids.get('ES256') as string });
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const raw = Buffer.from(signature, 'base64url');
+    expect(await codeOf(check(`${header}.${payload}.${raw.subarray(0, 63).toString('base64url')}`))).toBe('INVALID_SIGNATURE');
+    const der = derSignature(raw);
+    expect(await codeOf(check(`${header}.${payload}.${der.toString('base64url')}`))).toBe('INVALID_SIGNATURE');
+  });
+
+  it('the header names an algorithm its key was not published for: no key is found', async () => {
+    // PS256 signed by the PS256 key, its header then naming the RS256 key (published with alg RS256).
+    const [, payload, signature] = (await multi.sign({}, { alg: 'PS256', kid: kids.get('PS256') as string })).split('.');
+    const header = Buffer.from(JSON.stringify({ alg: 'PS256', kid: kids.get('RS256'), typ: 'at+jwt' })).toString('base64url');
+    expect(await codeOf(check(`${header}.${payload}.${signature}`))).toBe('UNKNOWN_KEY');
+  });
+});
+
+describe('the compact form is read strictly (RFC 7515)', () => {
+  it('padding or white space in the signature: refused, though the bytes decode to the same signature', async () => {
+    const token = await issuer.sign();
+    await expect(server.verifyAccessToken(token)).resolves.toBeDefined();
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    for (const changed of [
+      `${signature}=`,
+      `${signature}==`,
+      `${signature.slice(0, 8)} ${signature.slice(8)}`,
+      `${signature}\n`,
+    ]) {
+      const { code, message } = await refusal(server.verifyAccessToken(`${header}.${payload}.${changed}`));
+      expect([code, message]).toEqual(['MALFORMED_TOKEN', expect.stringMatching(/base64url without padding/)]);
+    }
+    for (const [h, p] of [
+      [`${header} `, payload],
+      [header, ` ${payload}`],
+      [`${header}=`, payload],
+    ]) {
+      expect(await codeOf(server.verifyAccessToken(`${h}.${p}.${signature}`))).toBe('MALFORMED_TOKEN');
+    }
+  });
+
+  it('a critical header parameter (crit) it does not understand: refused, though correctly signed', async () => {
+    const token = await issuer.sign({}, { header: { crit: ['urn:example:bound'], 'urn:example:bound': true } });
+    const { code, message } = await refusal(server.verifyAccessToken(token));
+    expect([code, message]).toEqual(['MALFORMED_TOKEN', expect.stringMatching(/crit/)]);
+  });
+
+  it('a header or claims set that is JSON but not an object, or not JSON', async () => {
+    const token = await issuer.sign();
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const part = (value: string) => Buffer.from(value).toString('base64url');
+    for (const forged of [
+      `${part('["RS256"]')}.${payload}.${signature}`,
+      `${part('null')}.${payload}.${signature}`,
+      `${header}.${part('[1,2]')}.${signature}`,
+      `${header}.${part('"claims"')}.${signature}`,
+      `${header}.${part('{"iss":')}.${signature}`,
+      `${header}.${payload}`,
+      `${header}.${payload}.${signature}.${signature}`,
+    ]) {
+      expect(await codeOf(server.verifyAccessToken(forged))).toBe('MALFORMED_TOKEN');
+    }
+  });
+
+  it('time claims that are not numbers, and a missing iss or aud, are missing claims', async () => {
+    for (const claims of [
+      { exp: String(seconds() + 600) },
+      { iat: 'now' },
+      { nbf: '0' },
+      { iss: undefined },
+      { aud: undefined },
+    ]) {
+      const token = await issuer.sign(claims);
+      expect([claims, await codeOf(server.verifyAccessToken(token))]).toEqual([claims, 'MISSING_CLAIM']);
+    }
+  });
+
+  it('an aud list that does not name this resource, and aud of another type', async () => {
+    for (const aud of [['https://other.example/api'], [], 42]) {
+      const token = await issuer.sign({ aud } as never);
+      expect(await codeOf(server.verifyAccessToken(token))).toBe('WRONG_AUDIENCE');
+    }
+  });
+});
+
+/** An IEEE P1363 (R‖S) ECDSA signature as ASN.1 DER, which JWS does not use. */
+function derSignature(raw: Buffer): Buffer {
+  const integer = (bytes: Buffer) => {
+    let trimmed = bytes;
+    while (trimmed.length > 1 && trimmed[0] === 0) trimmed = trimmed.subarray(1);
+    const value = (trimmed[0] as number) & 0x80 ? Buffer.concat([Buffer.of(0), trimmed]) : trimmed;
+    return Buffer.concat([Buffer.of(0x02, value.length), value]);
+  };
+  const half = raw.length / 2;
+  const body = Buffer.concat([integer(raw.subarray(0, half)), integer(raw.subarray(half))]);
+  return Buffer.concat([Buffer.of(0x30, body.length), body]);
+}

@@ -15,7 +15,9 @@ export type SignOptions = {
   alg?: string;
   kid?: string;
   typ?: string | null;
-  /** Sign with this private key instead of the issuer's current one. */
+  /** More header parameters; those named in `crit` are declared to jose as understood, so it signs them. */
+  header?: Record<string, unknown>;
+  /** Sign with this private key instead of the key `kid` names (or, for a kid it does not hold, the current one). */
   key?: KeyPair['privateKey'] | Uint8Array;
 };
 
@@ -34,8 +36,8 @@ export type StandInIssuer = {
   unsigned(claims?: JWTPayload): string;
   /** The current public key as PEM (for the "HMAC with the public key as secret" forgery). */
   publicKeyPem(): Promise<string>;
-  /** Adds a key and signs with it from now on; returns its kid. */
-  rotate(): Promise<string>;
+  /** Adds a key (RS256 unless another algorithm is named) and signs with it from now on; returns its kid. */
+  rotate(alg?: string): Promise<string>;
   /** Stops publishing a key (it stays usable for signing: tokens a withdrawn key signed). */
   withdraw(kid: string): void;
   /** A key pair the issuer does not publish. */
@@ -44,11 +46,11 @@ export type StandInIssuer = {
 };
 
 export async function startStandInIssuer({ audience, path = '' }: { audience: string; path?: string }): Promise<StandInIssuer> {
-  const keys: { kid: string; pair: KeyPair; jwk: JWK; withdrawn?: boolean }[] = [];
-  const addKey = async () => {
-    const pair = await generateKeyPair('RS256', { extractable: true });
+  const keys: { kid: string; alg: string; pair: KeyPair; jwk: JWK; withdrawn?: boolean }[] = [];
+  const addKey = async (alg = 'RS256') => {
+    const pair = await generateKeyPair(alg, { extractable: true });
     const kid = `key-${keys.length + 1}`;
-    keys.push({ kid, pair, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg: 'RS256', use: 'sig' } });
+    keys.push({ kid, alg, pair, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg, use: 'sig' } });
     return kid;
   };
   await addKey();
@@ -87,9 +89,11 @@ export async function startStandInIssuer({ audience, path = '' }: { audience: st
     get kid() {
       return current().kid;
     },
-    async sign(claims = {}, { alg = 'RS256', kid = current().kid, typ = 'at+jwt', key } = {}) {
-      const header = { alg, kid, ...(typ === null ? {} : { typ }) };
-      return new SignJWT(claimsWith(claims)).setProtectedHeader(header).sign(key ?? current().pair.privateKey);
+    async sign(claims = {}, { alg = current().alg, kid = current().kid, typ = 'at+jwt', header = {}, key } = {}) {
+      const crit = Array.isArray(header.crit) ? Object.fromEntries(header.crit.map((name) => [name, true])) : undefined;
+      return new SignJWT(claimsWith(claims))
+        .setProtectedHeader({ ...header, alg, kid, ...(typ === null ? {} : { typ }) })
+        .sign(key ?? (keys.find((k) => k.kid === kid) ?? current()).pair.privateKey, { crit });
     },
     unsigned(claims = {}) {
       const part = (value: object) => base64url.encode(JSON.stringify(value));
