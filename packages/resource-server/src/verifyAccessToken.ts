@@ -6,10 +6,11 @@
  * ResourceServerError whose message names what failed and never echoes the token.
  *
  * The signature is checked by OpenSSL (compactJws.ts); the claims here, as jose's jwtVerify
- * checks them (the same comparisons and clock tolerance).
+ * checks them (the same comparisons and clock tolerance), each read as the token's own member
+ * only (never one inherited from Object.prototype).
  */
 import type { CryptoKey } from 'jose';
-import { type CompactJws, readCompactJws, signatureVerifies } from './compactJws.ts';
+import { type CompactJws, keyFitsAlgorithm, own, readCompactJws, signatureVerifies } from './compactJws.ts';
 import { ResourceServerError, type ResourceServerErrorCode } from './errors.ts';
 import type { IssuerKeys } from './issuerKeys.ts';
 import type { AccessTokenAlgorithm, ResolvedOptions } from './options.ts';
@@ -36,12 +37,12 @@ function isAccessTokenType(typ: unknown): boolean {
 }
 
 async function keyFor(jws: CompactJws, { options, keys }: VerifyContext): Promise<[AccessTokenAlgorithm, CryptoKey]> {
-  const { alg } = jws.header;
+  const alg = own(jws.header, 'alg');
   if (typeof alg !== 'string' || !(options.algorithms as readonly string[]).includes(alg)) {
     throw fail('ALGORITHM_NOT_ALLOWED', NOT_ALLOWED);
   }
   try {
-    return [alg as AccessTokenAlgorithm, await keys.getKey(jws.header)];
+    return [alg as AccessTokenAlgorithm, await keys.getKey({ alg, kid: own(jws.header, 'kid') as string | undefined })];
   } catch (error) {
     if (error instanceof ResourceServerError) throw error;
     const [code, words] = KEY_CODES[(error as { code?: string })?.code ?? ''] ?? [
@@ -54,35 +55,38 @@ async function keyFor(jws: CompactJws, { options, keys }: VerifyContext): Promis
 
 /** RFC 9068 §2.2 and §4: the time claims are numbers, the issuer and the audience this resource. */
 function checkRegisteredClaims(payload: Record<string, unknown>, options: ResolvedOptions, now: number): void {
+  const [exp, iat, nbf, iss, aud] = (['exp', 'iat', 'nbf', 'iss', 'aud'] as const).map((name) => own(payload, name));
   const seconds = Math.floor(now / 1000);
   const tolerance = options.clockToleranceSeconds;
-  for (const claim of ['exp', 'iat'] as const) if (typeof payload[claim] !== 'number') throw missing(claim);
-  if (payload.nbf !== undefined && typeof payload.nbf !== 'number') throw missing('nbf');
-  if (payload.iss !== options.issuer) {
+  if (typeof exp !== 'number') throw missing('exp');
+  if (typeof iat !== 'number') throw missing('iat');
+  if (nbf !== undefined && typeof nbf !== 'number') throw missing('nbf');
+  if (iss !== options.issuer) {
     throw fail(
-      payload.iss === undefined ? 'MISSING_CLAIM' : 'WRONG_ISSUER',
+      iss === undefined ? 'MISSING_CLAIM' : 'WRONG_ISSUER',
       'the access token was not issued by the issuer this resource trusts',
     );
   }
-  if (payload.aud === undefined) throw missing('aud');
-  const audience = typeof payload.aud === 'string' ? [payload.aud] : payload.aud;
+  if (aud === undefined) throw missing('aud');
+  const audience = typeof aud === 'string' ? [aud] : aud;
   if (!Array.isArray(audience) || !audience.includes(options.resource)) {
     throw fail('WRONG_AUDIENCE', 'the access token is for another resource (its aud does not name this one)');
   }
-  if ((payload.nbf as number | undefined) !== undefined && (payload.nbf as number) > seconds + tolerance) {
+  if (nbf !== undefined && nbf > seconds + tolerance)
     throw fail('TOKEN_NOT_YET_VALID', 'the access token is not valid yet (nbf)');
-  }
-  if ((payload.exp as number) <= seconds - tolerance) throw fail('TOKEN_EXPIRED', 'the access token has expired');
+  if (exp <= seconds - tolerance) throw fail('TOKEN_EXPIRED', 'the access token has expired');
 }
 
 function checkClaims(payload: Record<string, unknown>): AccessTokenClaims {
   for (const claim of ['sub', 'client_id', 'jti'] as const) {
-    if (typeof payload[claim] !== 'string' || payload[claim] === '') throw missing(claim);
+    const value = own(payload, claim);
+    if (typeof value !== 'string' || value === '') throw missing(claim);
   }
-  if (payload.scope !== undefined && typeof payload.scope !== 'string') {
+  const scope = own(payload, 'scope');
+  if (scope !== undefined && typeof scope !== 'string') {
     throw fail('MISSING_CLAIM', 'the access token\'s "scope" claim is not a string');
   }
-  if (payload.cnf !== undefined) {
+  if (own(payload, 'cnf') !== undefined) {
     throw fail(
       'SENDER_CONSTRAINED_TOKEN',
       'the access token is bound to a key (DPoP or mTLS) and this resource accepts bearer tokens only',
@@ -100,8 +104,15 @@ export function requireScopes(granted: readonly string[], needed: readonly strin
 async function verifySignedToken(token: string, context: VerifyContext, now: number): Promise<AccessTokenClaims> {
   const jws = readCompactJws(token);
   const [alg, key] = await keyFor(jws, context);
+  if (!keyFitsAlgorithm(alg, key)) {
+    throw fail(
+      'UNKNOWN_KEY',
+      `the issuer's key for this token is not one ${alg} may use (an RSA key under 2048 bits, or another kind)`,
+    );
+  }
   if (!signatureVerifies(jws, alg, key)) throw fail('INVALID_SIGNATURE', 'the access token signature is invalid');
-  if (!isAccessTokenType(jws.header.typ)) throw fail('WRONG_TOKEN_TYPE', 'not an access token: its typ is not at+jwt (RFC 9068)');
+  if (!isAccessTokenType(own(jws.header, 'typ')))
+    throw fail('WRONG_TOKEN_TYPE', 'not an access token: its typ is not at+jwt (RFC 9068)');
   checkRegisteredClaims(jws.payload, context.options, now);
   return Object.freeze(checkClaims(jws.payload));
 }

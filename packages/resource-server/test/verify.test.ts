@@ -4,9 +4,11 @@
  * because these tokens are ones Signet will not issue: expired, forged, for another resource).
  * Every refusal has its own code; every defence is shown failing a token that passes without it.
  */
+import { generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
 import { type StandInIssuer, startStandInIssuer } from '@signet/testkit/issuer';
-import { base64url, SignJWT } from 'jose';
+import { base64url, CompactSign, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { keyFitsAlgorithm, readCompactJws, signatureVerifies } from '../src/compactJws.ts';
 import {
   createResourceServer,
   type ResourceServer,
@@ -333,19 +335,24 @@ describe('signatures, checked by OpenSSL (node:crypto), every allowed algorithm'
   });
   afterAll(() => multi?.stop());
 
-  it.each([...ASYMMETRIC_ALGORITHMS])('%s: accepted; a changed payload or another key of the set is refused', async (alg) => {
-    const kid = kids.get(alg) as string;
-    const token = await multi.sign({ scope: 'openid' }, { alg, kid });
-    await expect(check(token)).resolves.toMatchObject({ clientId: 'test-client' });
-    const [header, payload, signature] = token.split('.') as [string, string, string];
-    const raised = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), scope: 'admin' }));
-    expect(await codeOf(check(`${header}.${raised.toString('base64url')}.${signature}`))).toBe('INVALID_SIGNATURE');
-    // The same claims signed by another key of the set, under this key's kid.
-    const other = alg === 'RS256' ? 'PS256' : 'RS256';
-    const swapped = await multi.sign({ scope: 'openid' }, { alg, kid });
-    const [, , foreign] = (await multi.sign({}, { alg: other, kid: kids.get(other) as string })).split('.');
-    expect(await codeOf(check(`${swapped.split('.').slice(0, 2).join('.')}.${foreign}`))).toBe('INVALID_SIGNATURE');
-  });
+  it.each([...ASYMMETRIC_ALGORITHMS])(
+    '%s: accepted; a changed payload, or the same bytes signed by another key of its kind, refused',
+    async (alg) => {
+      const kid = kids.get(alg) as string;
+      const token = await multi.sign({ scope: 'openid' }, { alg, kid });
+      await expect(check(token)).resolves.toMatchObject({ clientId: 'test-client' });
+      const [header, payload, signature] = token.split('.') as [string, string, string];
+      const raised = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), scope: 'admin' }));
+      expect(await codeOf(check(`${header}.${raised.toString('base64url')}.${signature}`))).toBe('INVALID_SIGNATURE');
+      // The very same header and claims, signed by a key of the same algorithm the issuer never published.
+      const stranger = await generateKeyPair(alg, { extractable: true });
+      const forged = await new CompactSign(Buffer.from(payload, 'base64url'))
+        .setProtectedHeader(JSON.parse(Buffer.from(header, 'base64url').toString()))
+        .sign(stranger.privateKey);
+      expect(forged.split('.').slice(0, 2)).toEqual([header, payload]);
+      expect(await codeOf(check(forged))).toBe('INVALID_SIGNATURE');
+    },
+  );
 
   it('an ECDSA signature cut short, or DER-encoded instead of R‖S (RFC 7518 §3.4), is refused', async () => {
     const token = await multi.sign({}, { alg: 'ES256', kid: kids.get('ES256') as string });
@@ -354,6 +361,15 @@ describe('signatures, checked by OpenSSL (node:crypto), every allowed algorithm'
     expect(await codeOf(check(`${header}.${payload}.${raw.subarray(0, 63).toString('base64url')}`))).toBe('INVALID_SIGNATURE');
     const der = derSignature(raw);
     expect(await codeOf(check(`${header}.${payload}.${der.toString('base64url')}`))).toBe('INVALID_SIGNATURE');
+  });
+
+  it('a dangling character after a signature that fills its last group (ES384: 96 bytes, 128 characters) is refused', async () => {
+    const token = await multi.sign({}, { alg: 'ES384', kid: kids.get('ES384') as string });
+    await expect(check(token)).resolves.toBeDefined();
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    // Node's decoder drops the 129th character: the same bytes, another string.
+    expect(Buffer.from(`${signature}A`, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
+    expect(await codeOf(check(`${header}.${payload}.${signature}A`))).toBe('MALFORMED_TOKEN');
   });
 
   it('the header names an algorithm its key was not published for: no key is found', async () => {
@@ -387,6 +403,23 @@ describe('the compact form is read strictly (RFC 7515)', () => {
     }
   });
 
+  it('spare bits set in the last character of any part: the same bytes, another string, refused', async () => {
+    const token = await issuer.sign();
+    const parts = token.split('.') as [string, string, string];
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    let tried = 0;
+    for (const [index, part] of parts.entries()) {
+      if (part.length % 4 === 0) continue; // no spare bits: the last character is all data
+      const last = alphabet.indexOf(part.at(-1) as string);
+      const changed = `${part.slice(0, -1)}${alphabet[last ^ 1]}`;
+      expect(Buffer.from(changed, 'base64url')).toEqual(Buffer.from(part, 'base64url'));
+      const forged = parts.map((p, i) => (i === index ? changed : p)).join('.');
+      expect([index, await codeOf(server.verifyAccessToken(forged))]).toEqual([index, 'MALFORMED_TOKEN']);
+      tried++;
+    }
+    expect(tried).toBeGreaterThanOrEqual(1); // the RS256 signature (342 characters) always has spare bits
+  });
+
   it('a critical header parameter (crit) it does not understand: refused, though correctly signed', async () => {
     const token = await issuer.sign({}, { header: { crit: ['urn:example:bound'], 'urn:example:bound': true } });
     const { code, message } = await refusal(server.verifyAccessToken(token));
@@ -403,6 +436,7 @@ describe('the compact form is read strictly (RFC 7515)', () => {
       `${header}.${part('[1,2]')}.${signature}`,
       `${header}.${part('"claims"')}.${signature}`,
       `${header}.${part('{"iss":')}.${signature}`,
+      `${header}.${Buffer.from([0x7b, 0xff, 0x7d]).toString('base64url')}.${signature}`,
       `${header}.${payload}`,
       `${header}.${payload}.${signature}.${signature}`,
     ]) {
@@ -428,6 +462,69 @@ describe('the compact form is read strictly (RFC 7515)', () => {
       const token = await issuer.sign({ aud } as never);
       expect(await codeOf(server.verifyAccessToken(token))).toBe('WRONG_AUDIENCE');
     }
+  });
+});
+
+describe("time claims at the edge of the tolerance, and claims read as the token's own", () => {
+  it('exp exactly the tolerance ago is expired, a second later it is not; nbf likewise', async () => {
+    expect(await codeOf(server.verifyAccessToken(await issuer.sign({ exp: seconds() - 15 })))).toBe('TOKEN_EXPIRED');
+    await expect(server.verifyAccessToken(await issuer.sign({ exp: seconds() - 14 }))).resolves.toBeDefined();
+    await expect(server.verifyAccessToken(await issuer.sign({ nbf: seconds() + 15 }))).resolves.toBeDefined();
+    expect(await codeOf(server.verifyAccessToken(await issuer.sign({ nbf: seconds() + 16 })))).toBe('TOKEN_NOT_YET_VALID');
+  });
+
+  it('a claim inherited from a polluted Object.prototype does not count', async () => {
+    const token = await issuer.sign({ aud: undefined });
+    const prototype = Object.prototype as Record<string, unknown>;
+    prototype.aud = RESOURCE;
+    try {
+      expect(await codeOf(server.verifyAccessToken(token))).toBe('MISSING_CLAIM');
+    } finally {
+      delete prototype.aud;
+    }
+  });
+});
+
+describe("the key must be of the algorithm's kind (as jose required)", () => {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const rs256 = (privateKey: KeyObject, header: object = { alg: 'RS256' }) => {
+    const input = `${part(header)}.${part({ sub: 'x' })}`;
+    return `${input}.${sign('sha256', Buffer.from(input), privateKey).toString('base64url')}`;
+  };
+
+  it('an RSA key under 2048 bits is refused, one of 2048 accepted, for the same signature scheme', () => {
+    const weak = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const strong = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    expect(signatureVerifies(readCompactJws(rs256(strong.privateKey)), 'RS256', strong.publicKey)).toBe(true);
+    expect(signatureVerifies(readCompactJws(rs256(weak.privateKey)), 'RS256', weak.publicKey)).toBe(false);
+    expect(keyFitsAlgorithm('RS256', weak.publicKey)).toBe(false);
+  });
+
+  it('an RSA signature is not checked under ES256 or EdDSA, though OpenSSL would accept it under ES256', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jws = readCompactJws(rs256(privateKey, { alg: 'ES256' }));
+    // What the check stands against: OpenSSL ignores the ECDSA encoding for an RSA key.
+    expect(verify('sha256', Buffer.from(jws.signingInput), { key: publicKey, dsaEncoding: 'ieee-p1363' }, jws.signature)).toBe(
+      true,
+    );
+    expect(signatureVerifies(jws, 'ES256', publicKey)).toBe(false);
+    expect(signatureVerifies(jws, 'EdDSA', publicKey)).toBe(false);
+  });
+
+  it('an issuer publishing an RSA key of 1024 bits: its tokens are refused, in words that say why', async () => {
+    const weak = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const jwk = { ...weak.publicKey.export({ format: 'jwk' }), kid: 'weak', alg: 'RS256', use: 'sig' };
+    issuer.intercept = (what, res) => {
+      if (what !== 'jwks') return false;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+      return true;
+    };
+    const now = seconds();
+    const claims = { iss: issuer.issuer, aud: RESOURCE, sub: 's', client_id: 'c', jti: 'j', iat: now, exp: now + 60 };
+    const input = `${part({ alg: 'RS256', kid: 'weak', typ: 'at+jwt' })}.${part(claims)}`;
+    const token = `${input}.${sign('sha256', Buffer.from(input), weak.privateKey).toString('base64url')}`;
+    const { code, message } = await refusal(make().verifyAccessToken(token));
+    expect([code, message]).toEqual(['UNKNOWN_KEY', expect.stringMatching(/2048/)]);
   });
 });
 

@@ -138,12 +138,17 @@ const bytesOf = (base64url: string) => Buffer.from(base64url, 'base64url');
  * The signing input and the signature's bytes. Each part must be base64url without padding (RFC
  * 7515 §2), as jose requires: Node's decoder would skip any other character, so that many strings
  * would read as one signature, and the signing input is then plain ASCII, the bytes that were signed.
+ * The signature must also be written the one way its bytes are (no bits set past its last byte,
+ * which Node's decoder ignores): one signature, one string.
  */
 function signedParts(assertion: string): { input: Buffer; signature: Buffer } {
   const end = assertion.lastIndexOf('.');
   const [input, encoded] = [assertion.slice(0, end), assertion.slice(end + 1)];
-  if (!/^[A-Za-z0-9_-]*$/.test(encoded)) {
-    throw refuse('MALFORMED_ASSERTION', 'the assertion’s signature is not base64url (RFC 7515: no padding, no other characters)');
+  if (!/^[A-Za-z0-9_-]*$/.test(encoded) || bytesOf(encoded).toString('base64url') !== encoded) {
+    throw refuse(
+      'MALFORMED_ASSERTION',
+      'the assertion’s signature is not base64url (RFC 7515: no padding, no other characters, no bits set past its last byte)',
+    );
   }
   if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(input)) {
     throw refuse(
