@@ -7,8 +7,9 @@
  * signature is checked here; jose still imports and selects the issuer's keys (issuerKeys.ts).
  *
  * Strict where RFC 7515 is: three base64url parts written one way only (no padding, white space or
- * stray bits), a header and claims set that are JSON objects in UTF-8, no `crit` header (RFC 7515 §4.1.11: a recipient that does
- * not understand a critical extension must refuse the token; this package understands none).
+ * stray bits), a header and claims set that are JSON objects in UTF-8, and no `crit` header (RFC
+ * 7515 §4.1.11: a recipient that does not understand a critical extension must refuse the token;
+ * this package understands none).
  */
 import { constants, KeyObject, type VerifyKeyObjectInput, verify as verifySignature, type webcrypto } from 'node:crypto';
 import type { CryptoKey } from 'jose';
@@ -76,7 +77,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function jsonObject(part: string, what: string): Record<string, unknown> {
   const bytes = canonicalBytes(part);
-  if (!bytes) throw malformed(`its ${what} must be base64url without padding (RFC 7515)`);
+  if (!bytes) throw malformed(`its ${what} must be base64url without padding, written one way only (RFC 7515)`);
   let value: unknown;
   try {
     value = JSON.parse(utf8.decode(bytes));
@@ -99,7 +100,7 @@ export function readCompactJws(token: string): CompactJws {
   const claims = jsonObject(payload, 'claims set');
   // An empty signature is left to fail verification, as any wrong one does.
   const bytes = signature === '' ? Buffer.alloc(0) : canonicalBytes(signature);
-  if (!bytes) throw malformed('its signature must be base64url without padding (RFC 7515)');
+  if (!bytes) throw malformed('its signature must be base64url without padding, written one way only (RFC 7515)');
   return { header: decoded, payload: claims, signingInput: `${header}.${payload}`, signature: bytes };
 }
 
