@@ -13,14 +13,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createResourceServer } from '@signet/resource-server';
 import { sql } from '@signet/testkit/postgres';
 import { redisCommand } from '@signet/testkit/redis';
-import { STORAGE_NAMES, type Storage, startServer, stopServers } from './flow.ts';
+import { cpuMs, STORAGE_NAMES, type Storage, startServer, status, stopServers } from './flow.ts';
 import type { Check, Section } from './report.ts';
 import { percentile } from './stats.ts';
 
@@ -45,7 +45,6 @@ const STORAGES = (process.env.BENCH_CAPACITY_STORAGES ?? 'sqlite,postgres,redis'
 const BARE = process.env.BENCH_CAPACITY_BARE !== '0';
 const CONCURRENCY = 16;
 const RESOURCE = 'http://127.0.0.1:4998/api';
-const TICK_MS = 10; // CLK_TCK is 100 on Linux
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 type DriverResult = {
@@ -71,14 +70,6 @@ type Measured = {
   cpuMs: number;
   latencies: number[];
 };
-
-/** utime + stime of a process, in ms (as flow.ts reads it). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
 
 /** The driver process: one JSON command a line in, one JSON answer a line out; `bare` drives bare-provider.mjs. */
 async function startDriver(url: string, mode: 'signet' | 'bare' = 'signet') {
@@ -212,11 +203,11 @@ type StorageFigures = { signIn: Measured; operations: Record<string, Measured>; 
 /** Complete sign-ins, measured, with the process's and the storage's growth over them. */
 async function signInsAndSessions(driver: Driver, server: Server, dir: string) {
   const pid = server.child.pid as number;
-  const rssBefore = rssMb(pid);
+  const rssBefore = status(pid, 'VmRSS');
   const bytesBefore = await storageBytes(server, dir);
   const signIn = await measure(driver, pid, { cmd: 'signins', count: SIGNINS });
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const rssAfter = rssMb(pid);
+  const rssAfter = status(pid, 'VmRSS');
   const memory: Memory = {
     idleRss: server.idleRss,
     rssAfter,

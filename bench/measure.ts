@@ -3,14 +3,10 @@
  * the other, for several rounds; a task's figure is the median of its per-round rates, and a
  * ratio is the median of per-round ratios, so a burst of load hits all tasks alike.
  */
+import { middle as median } from './stats.ts';
+
 export type Task = { name: string; fn: () => unknown };
 export type Measured = { name: string; opsPerSec: number; meanMicros: number; p99Micros: number; rounds: number[] };
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 export async function measure(tasks: Task[], { rounds = 15, sliceMs = 150, warmupMs = 300 } = {}) {
   for (const task of tasks) {

@@ -17,12 +17,13 @@ import { postgresSchema } from '@signet/testkit/postgres';
 import type { Store, Write } from '../apps/provider/src/storage/index.ts';
 import { drive, STORAGE_NAMES, type Storage, startServer, stopServers } from './flow.ts';
 import type { Check, Section } from './report.ts';
-import { median } from './stats.ts';
+import { type InTurns, inTurns } from './turns.ts';
 
 const LEVELS = (process.env.BENCH_RECORD_LEVELS ?? '0,100000,1000000').split(',').map(Number);
 const STORAGES = (process.env.BENCH_RECORD_STORAGES ?? 'sqlite,postgres,redis').split(',') as Storage[];
 const FLOWS = Number(process.env.BENCH_FLOWS ?? 1000);
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+/** Rounds per level (each server one run alone in each). */
+const ROUNDS = Number(process.env.BENCH_REPEATS ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
 /** How long the churn measurement runs, in seconds: longer than the SQLite and PostgreSQL sweeps' minute. */
 const CHURN_SECONDS = Number(process.env.BENCH_CHURN_SECONDS ?? 90);
@@ -58,10 +59,14 @@ type Place = {
   drop(): Promise<void>;
 };
 
-export async function openPlace(storage: Storage, dir: string): Promise<Place> {
+/**
+ * `slot` keeps two places of one storage apart (their own SQLite file, PostgreSQL schema, or
+ * Redis database: 9 for records, 10 for the reference).
+ */
+export async function openPlace(storage: Storage, dir: string, slot: 'records' | 'reference' = 'records'): Promise<Place> {
   switch (storage) {
     case 'sqlite': {
-      const path = join(dir, 'records.db');
+      const path = join(dir, `${slot}.db`);
       const { createSqliteStore } = await import('../apps/provider/src/storage/sqlite/sqlite.ts');
       const { loadDatabase } = await import('../apps/provider/src/storage/sqlite/sqlite-driver.ts');
       const store = createSqliteStore(path, { sweepIntervalMs: NO_SWEEP });
@@ -127,10 +132,10 @@ export async function openPlace(storage: Storage, dir: string): Promise<Place> {
       };
     }
     case 'redis': {
-      // A database of its own on the machine's Redis, emptied before and after: used_memory is the
-      // server's, and nothing else runs on it during the benchmark.
-      const url = 'redis://127.0.0.1:6379/9';
-      const prefix = 'bench-records:';
+      // A database of its own on the machine's Redis, emptied before and after. used_memory is the
+      // server's: read around the seeded server's own runs, while the reference's server is idle.
+      const url = `redis://127.0.0.1:6379/${slot === 'records' ? 9 : 10}`;
+      const prefix = `bench-${slot}:`;
       const { createRedisStore } = await import('../apps/provider/src/storage/redis/redis.ts');
       const store = createRedisStore(url, { prefix });
       const client = store.client as import('ioredis').Redis;
@@ -253,42 +258,67 @@ async function seed(store: Store, templates: Record<Model, Template>, count: num
   return signIns * MODELS.length;
 }
 
-type Measured = { flowsPerSecond: number; p99: number; cpuMsPerFlow: number; flows: number; seconds: number };
-
-async function measure(server: Awaited<ReturnType<typeof startServer>>, runs = REPEATS): Promise<Measured> {
-  const results = [];
-  const started = performance.now();
-  for (let i = 0; i < runs; i++) {
-    results.push(await drive('signet', server.url, CONCURRENCY, [server.child.pid as number], '1', FLOWS));
-  }
-  return {
-    flowsPerSecond: median(results.map((r) => r.flowsPerSecond)),
-    p99: median(results.map((r) => r.p99)),
-    cpuMsPerFlow: median(results.map((r) => r.cpuMsPerFlow)),
-    // Each drive runs 100 unmeasured flows first (the driver's own warm-up): they store records too.
-    flows: results.length * (FLOWS + 100),
-    seconds: (performance.now() - started) / 1000,
-  };
+const MB = 1024 * 1024;
+type Server = Awaited<ReturnType<typeof startServer>>;
+/** The table's columns after the first, for a level measured in turns. */
+function levelColumns(turns: InTurns, storageBytes: number, bytesPerSignIn: number, seeding: string): string[] {
+  return [
+    turns.subject.flowsPerSecond.toFixed(0),
+    `${turns.ratio.flowsPerSecond.toFixed(2)}×`,
+    turns.subject.p99.toFixed(0),
+    `${turns.ratio.p99.toFixed(2)}×`,
+    turns.subject.cpuMsPerFlow.toFixed(2),
+    `${turns.ratio.windowCpuMsPerFlow.toFixed(2)}×`,
+    (storageBytes / MB).toFixed(0),
+    Number.isNaN(bytesPerSignIn) ? '–' : bytesPerSignIn.toFixed(0),
+    seeding,
+  ];
 }
 
-const MB = 1024 * 1024;
+/** The seeded server against the reference in turns, with the seeded storage's growth over its own runs. */
+async function levelInTurns(reference: Server, seeded: Server, place: Place, seconds?: number) {
+  let grew = 0;
+  let before = 0;
+  const turns = await inTurns(reference, seeded, {
+    flows: FLOWS,
+    rounds: seconds === undefined ? ROUNDS : 2,
+    ...(seconds === undefined ? {} : { seconds }),
+    aroundSubject: {
+      before: async () => {
+        before = await place.size();
+      },
+      after: async () => {
+        grew += (await place.size()) - before;
+      },
+    },
+  });
+  return { turns, bytesPerSignIn: grew / turns.subject.flows };
+}
+
+const check = (name: string, turns: InTurns): Check => ({
+  name,
+  value: turns.ratio.flowsPerSecond,
+  display: `${turns.ratio.flowsPerSecond.toFixed(2)}× (p99 ${turns.ratio.p99.toFixed(2)}×, CPU with idle turns ${turns.ratio.windowCpuMsPerFlow.toFixed(2)}×)`,
+  target: '≥ 0.90×',
+  pass: turns.ratio.flowsPerSecond >= 0.9,
+});
 
 /**
  * Churn: records that expire one after another, as many each second as the empty store's
  * sign-ins wrote (records per sign-in × flows/s), over CHURN_SECONDS: the sweeps run while
- * sign-ins go on.
+ * sign-ins go on, and the rounds go on until the time is up.
  */
 async function measureChurn(options: {
-  server: Awaited<ReturnType<typeof startServer>>;
-  place: Awaited<ReturnType<typeof openPlace>>;
+  servers: { reference: Server; seeded: Server };
+  place: Place;
   templates: Awaited<ReturnType<typeof templatesOf>>;
-  empty: Measured;
+  emptyFlowsPerSecond: number;
   storage: Storage;
   seeded: number;
 }): Promise<{ row: string[]; check: Check; note: string }> {
-  const { server, place, templates, empty, storage, seeded } = options;
+  const { servers, place, templates, storage, seeded } = options;
   const name = STORAGE_NAMES[storage];
-  const perSecond = Math.round(empty.flowsPerSecond * MODELS.length);
+  const perSecond = Math.round(options.emptyFlowsPerSecond * MODELS.length);
   const start = Date.now();
   const churnCount = perSecond * CHURN_SECONDS;
   await seed(
@@ -298,121 +328,106 @@ async function measureChurn(options: {
     () => 2 + Math.floor((Date.now() - start) / 1000 + Math.random() * CHURN_SECONDS),
   );
   const before = await place.size();
-  const results = [];
-  const until = performance.now() + CHURN_SECONDS * 1000;
-  while (performance.now() < until) {
-    results.push(await drive('signet', server.url, CONCURRENCY, [server.child.pid as number], '1', FLOWS));
-  }
-  // Past the last expiry and a sweep: what expired is gone.
-  const run = {
-    flowsPerSecond: median(results.map((r) => r.flowsPerSecond)),
-    p99: Math.max(...results.map((r) => r.p99)),
-    cpuMsPerFlow: median(results.map((r) => r.cpuMsPerFlow)),
-  };
+  const { turns } = await levelInTurns(servers.reference, servers.seeded, place, CHURN_SECONDS);
   const after = await place.size();
-  const ratio = run.flowsPerSecond / empty.flowsPerSecond;
   return {
     row: [
       `${name}, ${seeded.toLocaleString('en')} live + ${churnCount.toLocaleString('en')} expiring over ${CHURN_SECONDS} s`,
-      run.flowsPerSecond.toFixed(0),
-      `${ratio.toFixed(2)}×`,
-      run.p99.toFixed(0),
-      `${(run.p99 / empty.p99).toFixed(2)}×`,
-      run.cpuMsPerFlow.toFixed(2),
-      (before / MB).toFixed(0),
-      '–',
-      '–',
+      ...levelColumns(turns, before, Number.NaN, '–'),
     ],
-    check: {
-      name: `${name}: flows/s while ${perSecond.toLocaleString('en')} records/s expire / empty store`,
-      value: ratio,
-      display: `${ratio.toFixed(2)}× (worst run's p99 ${(run.p99 / empty.p99).toFixed(2)}×)`,
-      target: '≥ 0.90×',
-      pass: ratio >= 0.9,
-    },
-    note: `${name} churn: ${results.length} runs of ${FLOWS} flows in ${CHURN_SECONDS} s while ${churnCount.toLocaleString('en')} records expired; storage ${(before / MB).toFixed(0)} MB before, ${(after / MB).toFixed(0)} MB after (expired records removed by ${storage === 'redis' ? "Redis's own expiry" : 'the provider’s sweep, every minute'}).`,
+    check: check(`${name}: flows/s while ${perSecond.toLocaleString('en')} records/s expire / empty store`, turns),
+    note: `${name} churn: ${turns.rounds} rounds in ${turns.seconds.toFixed(0)} s while ${churnCount.toLocaleString('en')} records expired; storage ${(before / MB).toFixed(0)} MB before, ${(after / MB).toFixed(0)} MB after (expired records removed by ${storage === 'redis' ? "Redis's own expiry" : 'the provider’s sweep, every minute'}).`,
   };
+}
+
+/** Two servers on two places of one storage, warmed up: the reference stays empty, the other is seeded. */
+async function startPair(storage: Storage, dir: string) {
+  const places = { reference: await openPlace(storage, dir, 'reference'), seeded: await openPlace(storage, dir, 'records') };
+  const servers: Server[] = [];
+  try {
+    for (const place of [places.reference, places.seeded]) {
+      const server = await startServer('signet', storage, dir, {
+        storageUrl: place.url,
+        ...(place.prefix ? { prefix: place.prefix } : {}),
+      });
+      servers.push(server);
+      await drive('signet', server.url, CONCURRENCY, [server.child.pid as number], '1', WARMUP);
+    }
+  } catch (error) {
+    await stopServers(servers);
+    await Promise.all([places.reference.drop(), places.seeded.drop()]);
+    throw error;
+  }
+  const [reference, seeded] = servers as [Server, Server];
+  return {
+    places,
+    servers: { reference, seeded },
+    async stop() {
+      await stopServers(servers);
+      await Promise.all([places.reference.drop(), places.seeded.drop()]);
+    },
+  };
+}
+
+/** One storage's levels and churn: rows, checks and notes. */
+async function measureStorage(storage: Storage, rows: string[][], checks: Check[], notes: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'signet-records-'));
+  const name = STORAGE_NAMES[storage];
+  try {
+    const pair = await startPair(storage, dir);
+    const { servers } = pair;
+    const place = pair.places.seeded;
+    try {
+      await abandonSignIn(servers.seeded.url);
+      const templates = await templatesOf(place.store);
+      let seeded = 0;
+      let emptyFlowsPerSecond = Number.NaN;
+      let settled: string | undefined;
+      for (const level of LEVELS) {
+        const t = performance.now();
+        let seedSeconds = 0;
+        if (level > seeded) {
+          seeded += await seed(place.store, templates, level - seeded, () => DAY);
+          seedSeconds = (performance.now() - t) / 1000;
+          settled = await place.settle();
+        }
+        const storageBytes = await place.size();
+        const { turns, bytesPerSignIn } = await levelInTurns(servers.reference, servers.seeded, place);
+        if (Number.isNaN(emptyFlowsPerSecond)) emptyFlowsPerSecond = turns.reference.flowsPerSecond;
+        const seeding = level > 0 ? `${seedSeconds.toFixed(0)} s` : '–';
+        rows.push([
+          `${name}, ${level.toLocaleString('en')} records`,
+          ...levelColumns(turns, storageBytes, bytesPerSignIn, seeding),
+        ]);
+        if (level > 0) checks.push(check(`${name}: flows/s with ${level.toLocaleString('en')} records / empty store`, turns));
+        if (level === 0) {
+          notes.push(
+            `${name}: two empty stores read ${turns.ratio.flowsPerSecond.toFixed(2)}× flows/s (the method's own spread). A sign-in leaves ${bytesPerSignIn.toFixed(0)} bytes in storage (growth over ${turns.subject.flows} sign-ins on the empty store). Every record a sign-in leaves expires within a day (session, grant and refresh token 24 h, access token 1 h, interaction 10 min + 10, code 1 min), so a day's sign-ins are the most the store holds: at one sign-in a second, ${((bytesPerSignIn * 86_400) / MB).toFixed(0)} MB.`,
+          );
+        }
+      }
+      const churn = await measureChurn({ servers, place, templates, emptyFlowsPerSecond, storage, seeded });
+      rows.push(churn.row);
+      checks.push(churn.check);
+      if (settled) notes.push(`${name}, after seeding and before measuring: ${settled}.`);
+      notes.push(churn.note);
+    } finally {
+      await pair.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    // Each storage's rows as soon as it is done: a later storage's failure loses nothing measured.
+    console.error(`storedRecords so far:\n${rows.map((row) => row.join(' | ')).join('\n')}`);
+  }
 }
 
 export async function storedRecords(): Promise<Section> {
   const rows: string[][] = [];
   const checks: Check[] = [];
   const notes: string[] = [];
-  for (const storage of STORAGES) {
-    const dir = mkdtempSync(join(tmpdir(), 'signet-records-'));
-    const place = await openPlace(storage, dir);
-    const name = STORAGE_NAMES[storage];
-    try {
-      const server = await startServer('signet', storage, dir, {
-        storageUrl: place.url,
-        ...(place.prefix ? { prefix: place.prefix } : {}),
-      });
-      try {
-        await drive('signet', server.url, CONCURRENCY, [server.child.pid as number], '1', WARMUP);
-        await abandonSignIn(server.url);
-        const templates = await templatesOf(place.store);
-        let seeded = 0;
-        let empty: Measured | undefined;
-        let settled: string | undefined;
-        for (const level of LEVELS) {
-          const t = performance.now();
-          let seedSeconds = 0;
-          if (level > seeded) {
-            seeded += await seed(place.store, templates, level - seeded, () => DAY);
-            seedSeconds = (performance.now() - t) / 1000;
-            settled = await place.settle();
-          }
-          const before = await place.size();
-          const run = await measure(server);
-          const after = await place.size();
-          const bytesPerSignIn = (after - before) / run.flows;
-          empty ??= run;
-          rows.push([
-            `${name}, ${level.toLocaleString('en')} records`,
-            run.flowsPerSecond.toFixed(0),
-            `${(run.flowsPerSecond / empty.flowsPerSecond).toFixed(2)}×`,
-            run.p99.toFixed(0),
-            `${(run.p99 / empty.p99).toFixed(2)}×`,
-            run.cpuMsPerFlow.toFixed(2),
-            (before / MB).toFixed(0),
-            bytesPerSignIn.toFixed(0),
-            level > 0 ? `${seedSeconds.toFixed(0)} s` : '–',
-          ]);
-          if (level > 0) {
-            const ratio = run.flowsPerSecond / empty.flowsPerSecond;
-            checks.push({
-              name: `${name}: flows/s with ${level.toLocaleString('en')} records / empty store`,
-              value: ratio,
-              display: `${ratio.toFixed(2)}× (p99 ${(run.p99 / empty.p99).toFixed(2)}×)`,
-              target: '≥ 0.90×',
-              pass: ratio >= 0.9,
-            });
-          }
-          if (level === 0) {
-            notes.push(
-              `${name}: a sign-in leaves ${bytesPerSignIn.toFixed(0)} bytes in storage (growth over ${run.flows} sign-ins on the empty store). Every record a sign-in leaves expires within a day (session, grant and refresh token 24 h, access token 1 h, interaction 10 min + 10, code 1 min), so a day's sign-ins are the most the store holds: at one sign-in a second, ${((bytesPerSignIn * 86_400) / MB).toFixed(0)} MB.`,
-            );
-          }
-        }
-        if (empty) {
-          const churn = await measureChurn({ server, place, templates, empty, storage, seeded });
-          rows.push(churn.row);
-          checks.push(churn.check);
-          if (settled) notes.push(`${name}, after seeding and before measuring: ${settled}.`);
-          notes.push(churn.note);
-        }
-      } finally {
-        await stopServers([server]);
-      }
-    } finally {
-      await place.drop();
-      rmSync(dir, { recursive: true, force: true });
-      // Each storage's rows as soon as it is done: a later storage's failure loses nothing measured.
-      console.error(`storedRecords so far:\n${rows.map((row) => row.join(' | ')).join('\n')}`);
-    }
-  }
+  for (const storage of STORAGES) await measureStorage(storage, rows, checks, notes);
   notes.push(
-    `Records: copies of the records the warm-up's sign-ins left (${MODELS.join(', ')}; each sign-in's six with its session uid lookup and grant index), in equal numbers, living a day; written through the storage's own batch. Each level: ${REPEATS} runs of ${FLOWS} flows at concurrency ${CONCURRENCY} (medians), on one provider process that ran ${WARMUP} warm-up flows on the empty store; server on core 0, driver on core 1. Churn: records expiring evenly over ${CHURN_SECONDS} s, as many a second as the empty store's sign-ins write; its p99 is the worst run's. Bytes per sign-in: the storage's growth over a level's flows (SQLite: pages in use; PostgreSQL: tables, indexes and TOAST; Redis: used_memory). \`npm run bench -- storedRecords\`; BENCH_RECORD_LEVELS, BENCH_RECORD_STORAGES, BENCH_CHURN_SECONDS change it.`,
+    `Records: copies of the records the warm-up's sign-ins left (${MODELS.join(', ')}; each sign-in's six with its session uid lookup and grant index), in equal numbers, living a day; written through the storage's own batch. Two provider processes on each storage, both up: one on a store that stays empty but for what its own sign-ins leave (the reference), one on the store seeded level by level; each ran ${WARMUP} warm-up flows. Each level: ${ROUNDS} rounds, each server running ${FLOWS} flows alone at concurrency ${CONCURRENCY} in each round, the order swapped every round; "vs empty store" is the median over rounds of the ratio within a round (until 2026-12-03 the levels were measured in phases of their own, minutes apart, and a change in the host's speed between phases moved the ratio by ±0.2). "CPU with idle turns": each process's CPU over the level's whole window, its idle turns included (a sweep that ran in the other's turn), over every flow it served, seeded against reference. Server on core 0, driver on core 1. Churn: records expiring evenly over ${CHURN_SECONDS} s, as many a second as the empty store's sign-ins write; rounds until the time is up. Bytes per sign-in: the seeded storage's growth over its own runs (SQLite: pages in use; PostgreSQL: tables, indexes and TOAST; Redis: used_memory, the server's). \`npm run bench -- storedRecords\`; BENCH_RECORD_LEVELS, BENCH_RECORD_STORAGES, BENCH_CHURN_SECONDS, BENCH_REPEATS (rounds) change it.`,
   );
   return {
     title: 'Stored records: sign-ins as the store grows',
@@ -420,10 +435,11 @@ export async function storedRecords(): Promise<Section> {
       head: [
         'storage, records',
         'flows/s',
-        'vs empty',
+        'vs empty store',
         'p99 ms',
         'p99 vs empty',
         'CPU ms/flow',
+        'CPU with idle turns vs empty',
         'storage MB',
         'bytes per sign-in',
         'seeding',

@@ -20,7 +20,7 @@ export type ClientUse = {
 export const useKey = (clientId: string) => `client:used:${clientId}`;
 
 /** Set once every client stored before usage was recorded has been marked `before-tracking`. */
-const TRACKING_KEY = 'clients:usage-tracking';
+export const TRACKING_KEY = 'clients:usage-tracking';
 
 /** How many client ids each process remembers as used (beyond it, a forgotten one costs one read). */
 const REMEMBERED = 10_000;
